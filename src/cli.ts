@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-error.js';
-import { DEMO_API_KEY, demoConfig } from './config/demo-config.js';
+import { DEMO_ADMIN_KEY, DEMO_API_KEY, demoConfig } from './config/demo-config.js';
 import { loadConfigFile } from './config/load-config.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { ADMIN_USAGE } from './cli/admin-usage.js';
@@ -47,6 +47,7 @@ async function serve(argv: string[]): Promise<void> {
     lines.push(
       `Demo models: ${config.models.map((model) => model.id).join(', ')} on a simulated node`,
       `Demo API key: ${DEMO_API_KEY}`,
+      `Console: ${new URL(gateway.baseUrl).origin}/console (admin key: ${config.adminKey === DEMO_ADMIN_KEY ? DEMO_ADMIN_KEY : '$SWITCHYARD_ADMIN_KEY'})`,
       `Demo store: ${config.store} (the demo's own; a gateway started with a configuration never opens it)`,
       `Try: curl ${gateway.baseUrl}/chat/completions -H "Authorization: Bearer ${DEMO_API_KEY}" -H "Content-Type: application/json" -d '{"model":"demo-reasoner","stream":true,"messages":[{"role":"user","content":"Hello"}]}'`,
     );

@@ -8,6 +8,7 @@ import type { NodeRegistry } from './routing/node-registry.js';
 import type { RouteTable } from './routing/route-table.js';
 import type { Router } from './routing/router.js';
 import type { Store } from './store/store.js';
+import type { ResponseStore } from './responses-state/response-store.js';
 import type { UsageLedger } from './billing/usage-ledger.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { BlockList } from 'node:net';
@@ -25,6 +26,8 @@ export interface GatewayServices {
   readonly routes: RouteTable;
   readonly nodes: NodeRegistry;
   readonly store: Store;
+  /** Stored responses of the Responses API, per account, with retention and a size cap (any store backend). */
+  readonly responses: ResponseStore;
   /** Keys and accounts in memory, kept in step with the store. */
   readonly accounts: AccountCache;
   readonly billing: Billing;

@@ -24,6 +24,7 @@ import { UsageJournal } from './billing/usage-journal.js';
 import { createRateLimiter } from './limits/rate-limiter.js';
 import { trustedProxyList } from './limits/client-ip.js';
 import { UsageLedger } from './billing/usage-ledger.js';
+import { BoundedResponseStore } from './responses-state/bounded-response-store.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -103,6 +104,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   await cluster.follow(nodes);
   const routes = new RouteTable(config.models, config.nodes);
   const readiness = new ReadinessChecks();
+  const responses = new BoundedResponseStore(store.responseRows, () => services.config.responses, logger);
   let http: GatewayHttpServer | undefined;
   const services: GatewayServices = {
     config,
@@ -111,6 +113,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     routes,
     nodes,
     store,
+    responses,
     accounts,
     billing: new Billing(accounts, usage, holds),
     usage,
@@ -139,6 +142,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   if (holds !== undefined) services.shutdownHooks.add({ name: 'spend holds', run: () => holds.close() });
   services.shutdownHooks.add({ name: 'usage ledger', run: () => usage.close() });
   services.shutdownHooks.add({ name: 'instance registry', run: () => cluster.leave() });
+  services.shutdownHooks.add({ name: 'stored responses sweep', run: () => responses.stop() });
+  responses.startSweeping();
   const prober = new HealthProber(nodes, () => services.config.health, logger);
   prober.start();
   http = createGatewayServer(services, logger);

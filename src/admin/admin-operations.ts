@@ -97,6 +97,7 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     run: (service, input) => service.setKeyState(input.id, 'revoke'),
   },
   { method: 'GET', pattern: path('usage'), status: 200, run: (service, input) => service.usageReport(query(input)) },
+  { method: 'GET', pattern: path('stats'), status: 200, run: (service, input) => service.usageStats(query(input)) },
 ];
 
 /** The route for a method and path, with the id from the path; 404 for an unknown path, 405 (with Allow) for a wrong method. */

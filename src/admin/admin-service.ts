@@ -5,7 +5,15 @@ import type { AccountCache } from '../billing/account-cache.js';
 import { nanoToUsd, usdToNano } from '../billing/money.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import { schemaValidationFailed, validationFailed } from '../protocol/openai/validate-chat-request.js';
-import type { AccountRecord, BalanceEntry, FeaturePolicy, KeyRecord, StoreChange, UsageRow } from '../store/records.js';
+import type {
+  AccountRecord,
+  BalanceEntry,
+  FeaturePolicy,
+  KeyRecord,
+  StoreChange,
+  UsageFilter,
+  UsageRow,
+} from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { UsageLedger } from '../billing/usage-ledger.js';
 import {
@@ -114,9 +122,50 @@ export interface UsageQuery {
   readonly key?: string;
   readonly account?: string;
   readonly model?: string;
+  readonly node?: string;
+  readonly status?: string;
+  readonly request_id?: string;
   readonly from?: string;
   readonly to?: string;
   readonly limit?: string;
+}
+
+/** Query-string parameters of GET /admin/v1/stats. */
+export interface StatsQuery {
+  readonly range?: string;
+  readonly group_by?: string;
+}
+
+/** The stats ranges: how wide a bucket is and how many buckets end at the current one. */
+export const STATS_RANGES = {
+  hour: { bucketSeconds: 60, buckets: 60 },
+  day: { bucketSeconds: 1800, buckets: 48 },
+  week: { bucketSeconds: 3 * 3600, buckets: 56 },
+} as const;
+
+export type StatsRange = keyof typeof STATS_RANGES;
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined || value === '') return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  const list = allowed.join(', ');
+  throw validationFailed(
+    name,
+    `Invalid parameter '${name}': it must be one of ${list}.`,
+    `Некорректный параметр '${name}': допустимо одно из ${list}.`,
+  );
+}
+
+function statusParam(value: string | undefined): UsageFilter['status'] {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'ok' || value === 'error') return value;
+  const status = Number(value);
+  if (/^\d{3}$/.test(value) && status >= 100 && status <= 599) return status;
+  throw validationFailed(
+    'status',
+    "Invalid parameter 'status': it must be ok, error or an HTTP status from 100 to 599.",
+    "Некорректный параметр 'status': нужно ok, error или HTTP-статус от 100 до 599.",
+  );
 }
 
 function timeParam(name: string, value: string | undefined): string | undefined {
@@ -345,6 +394,49 @@ export class AdminService {
     return this.keyView(updated);
   }
 
+  /**
+   * Time buckets over the usage ledger ending with the current one: requests, errors,
+   * latency percentiles, tokens and cost, for the whole gateway or per model or node.
+   */
+  async usageStats(query: StatsQuery, now = Date.now()) {
+    const range = oneOf('range', query.range, Object.keys(STATS_RANGES) as StatsRange[]) ?? 'hour';
+    const groupBy = oneOf('group_by', query.group_by, ['model', 'node'] as const);
+    const { bucketSeconds, buckets } = STATS_RANGES[range];
+    const widthMs = bucketSeconds * 1000;
+    const from = Math.floor(now / widthMs) * widthMs - (buckets - 1) * widthMs;
+    const to = from + buckets * widthMs;
+    await this.usage?.flush();
+    const data = await this.store.usageStats({
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+      bucketSeconds,
+      groupBy,
+    });
+    return {
+      object: 'usage_stats',
+      range,
+      bucket_seconds: bucketSeconds,
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+      group_by: groupBy ?? null,
+      data: data.map((bucket) => ({
+        start: bucket.start,
+        group: bucket.group,
+        requests: bucket.requests,
+        errors: bucket.errors,
+        error_rate: bucket.requests === 0 ? 0 : Math.round((bucket.errors / bucket.requests) * 10_000) / 10_000,
+        latency_p50_ms: Math.round(bucket.latencyP50Ms * 100) / 100,
+        latency_p95_ms: Math.round(bucket.latencyP95Ms * 100) / 100,
+        prompt_tokens: bucket.promptTokens,
+        completion_tokens: bucket.completionTokens,
+        reasoning_tokens: bucket.reasoningTokens,
+        total_tokens: bucket.promptTokens + bucket.completionTokens,
+        cost: nanoToUsd(bucket.costNano),
+        cost_nano: bucket.costNano,
+      })),
+    };
+  }
+
   /** Usage rows (newest first) and totals over every matching row; rows still waiting to be written are written first. */
   async usageReport(query: UsageQuery) {
     const limit = query.limit === undefined || query.limit === '' ? DEFAULT_USAGE_ROWS : Number(query.limit);
@@ -366,6 +458,9 @@ export class AdminService {
       keyId,
       accountId: query.account || undefined,
       model: query.model || undefined,
+      node: query.node || undefined,
+      status: statusParam(query.status),
+      requestId: query.request_id || undefined,
       from: timeParam('from', query.from),
       to: timeParam('to', query.to),
       limit,

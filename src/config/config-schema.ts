@@ -242,10 +242,31 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Stored responses of the Responses API (PRODUCT.md decision 17). */
+    responses: Type.Optional(
+      Type.Object(
+        {
+          retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+          /** A response whose Response object and input items together are larger is not stored. */
+          max_stored_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     redis: Type.Optional(Type.String({ pattern: '^rediss?://' })),
     /** Addresses or CIDRs (IPv4, IPv6) of proxies whose X-Forwarded-For is believed. */
     trusted_proxies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     admin_key: Type.Optional(Type.String({ minLength: 16 })),
+    /** The operator console (/console, on when admin_key is set). */
+    console: Type.Optional(
+      Type.Object(
+        {
+          /** How long a console sign-in lasts (default 12 hours, at most 7 days). */
+          session_ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     log_level: Type.Optional(
       Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
     ),

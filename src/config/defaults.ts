@@ -10,7 +10,11 @@ export const DEFAULTS = {
   usageMaxBatchRows: 1000,
   usageMaxWaitingRows: 100_000,
   usageStreamProgressIntervalMs: 2_000,
+  /** PRODUCT.md decision 17: 30 days, as OpenAI; a request at the body limit plus a long reply fits the cap. */
+  responses: { retentionDays: 30, maxStoredBytes: 8 * 1024 * 1024 },
   logLevel: 'info',
+  /** A console sign-in lasts 12 hours. */
+  consoleSessionTtlSeconds: 12 * 3600,
   maxAttempts: 3,
   retryOnStatus: [401, 403, 408, 429, 500, 502, 503, 504, 529],
   timeouts: { connectMs: 5_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 } satisfies TimeoutSettings,

@@ -4,20 +4,24 @@ import type { GatewayConfig } from './gateway-config.js';
 /** The demo API key printed at start; the demo listens on 127.0.0.1 only. */
 export const DEMO_API_KEY = 'sk-switchyard-demo-0000000000000000';
 
+/** The demo's admin key (for /console and /admin/v1) unless $SWITCHYARD_ADMIN_KEY gives one; as public as the demo key. */
+export const DEMO_ADMIN_KEY = 'switchyard-demo-admin-0000000000';
+
 /** Where the demo keeps its store and journal: never where a configured gateway would (PRODUCT decision 23). */
 export const DEMO_STORE = 'pglite:./.switchyard/demo';
 export const DEMO_JOURNAL_DIR = './.switchyard/demo-journal';
 
 /**
  * The built-in demo used when no configuration is given: one simulated node, a reasoning
- * model and a plain one, a demo account and key. Written as YAML so it goes through the
- * same validation as a user's file. Its store is its own (`SWITCHYARD_STORE` overrides
+ * model and a plain one, a demo account and key, and the console and admin API behind a
+ * demo admin key. Written as YAML so it goes through the same validation as a user's file. Its store is its own (`SWITCHYARD_STORE` overrides
  * it), so its public key never lands in the default store a configured gateway opens.
  */
 const DEMO_YAML = `
 listen: { host: 127.0.0.1, port: "\${PORT:-8080}" }
 store: "\${SWITCHYARD_STORE:-${DEMO_STORE}}"
 usage: { journal_dir: "${DEMO_JOURNAL_DIR}" }
+admin_key: "\${SWITCHYARD_ADMIN_KEY:-${DEMO_ADMIN_KEY}}"
 nodes:
   - id: simulated-1
     provider: simulated

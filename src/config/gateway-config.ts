@@ -5,7 +5,7 @@
 
 import type { WireProtocol } from './wire-protocols.js';
 import type { HealthSettings } from './node-health-settings.js';
-import type { SimulatorScriptsFile } from '../simulator/simulator-script.js';
+import type { SimulatorScriptsFile } from './simulator-scripts.js';
 
 import type { ReasoningEffort } from './reasoning-efforts.js';
 
@@ -182,6 +182,14 @@ export interface UsageSettings {
   readonly streamProgressIntervalMs: number;
 }
 
+/** Stored responses of the Responses API (PRODUCT.md decision 17, docs/responses-api.md). */
+export interface ResponsesSettings {
+  /** How long a stored response stays readable, from its creation. */
+  readonly retentionDays: number;
+  /** A response whose Response object and input items (JSON) are larger is not stored. */
+  readonly maxStoredBytes: number;
+}
+
 /** The client-facing HTTP server: sizes, time limits and caps against slow or abusive clients. */
 export interface HttpSettings {
   readonly bodyLimitBytes: number;
@@ -233,11 +241,14 @@ export interface GatewayConfig {
   readonly listen: { readonly host: string; readonly port: number };
   readonly store: string;
   readonly usage: UsageSettings;
+  readonly responses: ResponsesSettings;
   readonly redis: string | undefined;
   readonly limits: LimitSettings;
   /** Peers whose X-Forwarded-For is believed: addresses and CIDRs, IPv4 and IPv6. */
   readonly trustedProxies: readonly string[];
   readonly adminKey: string | undefined;
+  /** The operator console at /console (on when the admin API is). */
+  readonly console: { readonly sessionTtlSeconds: number };
   readonly logLevel: string;
   readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };
   readonly timeouts: TimeoutSettings;

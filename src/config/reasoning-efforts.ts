@@ -1,3 +1,5 @@
+import type { ModelReasoningSettings } from './gateway-config.js';
+
 /**
  * Every reasoning effort a request may name, lowest first (PRODUCT.md decision 19): the
  * order `max_reasoning_effort` compares by, and the words the schemas accept.
@@ -13,4 +15,16 @@ export const CORE_EFFORTS: ReadonlySet<ReasoningEffort> = new Set(['low', 'mediu
 /** Rank of an effort in REASONING_EFFORTS (none 0 … max 6). */
 export function effortRank(effort: ReasoningEffort): number {
   return REASONING_EFFORTS.indexOf(effort);
+}
+
+/**
+ * The model's thinking budget for an effort (docs/reasoning.md). An effort without a budget
+ * of its own (a hand-built settings object) takes the nearest: `none` 0, `minimal` low's,
+ * `xhigh` and `max` high's.
+ */
+export function effortBudget(settings: ModelReasoningSettings, effort: ReasoningEffort): number {
+  const own = settings.budgets[effort];
+  if (own !== undefined) return own;
+  if (effort === 'none') return 0;
+  return effort === 'minimal' ? settings.budgets.low : settings.budgets.high;
 }

@@ -1,12 +1,12 @@
 import { ConfigError } from './config-error.js';
 import type { ConfigFile, NodeConfigFile, RateLimitsFile } from './config-schema.js';
-import { addressRangeProblem } from '../limits/client-ip.js';
-import { adapterFor } from '../providers/registry.js';
+import { addressRangeProblem } from './ip-address.js';
+import { reasoningProblem } from './protocol-reasoning.js';
 import { DEFAULT_HEALTH } from './node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
-import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from '../simulator/simulator-script.js';
+import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from './simulator-scripts.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, type ReasoningEffort } from './reasoning-efforts.js';
-import type { WireProtocol } from './wire-protocols.js';
+import { DEFAULT_BASE_URLS, type WireProtocol } from './wire-protocols.js';
 import type {
   GatewayConfig,
   KeyConfig,
@@ -113,7 +113,7 @@ export function resolveNode(
   timeouts: TimeoutSettings,
   replies: NodeReplyLimits = DEFAULTS.nodeReplies,
 ): NodeConfig {
-  const defaultBaseUrl = node.provider === 'simulated' ? undefined : adapterFor(node.provider).defaultBaseUrl;
+  const defaultBaseUrl = node.provider === 'simulated' ? undefined : DEFAULT_BASE_URLS[node.provider];
   if (node.provider !== 'simulated' && node.base_url === undefined && defaultBaseUrl === undefined) {
     throw new ConfigError(source, `${path}.base_url`, `is required for provider ${node.provider}`);
   }
@@ -257,7 +257,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
     // Each protocol the model is routed to checks what it can express (levels, budgets…).
     for (const route of resolved.routes) {
       const node = nodesById.get(route.nodeId) as NodeConfig;
-      const problem = adapterFor(node.protocol).checkModel?.(resolved);
+      const problem = reasoningProblem(node.protocol, resolved);
       if (problem !== undefined) {
         throw new ConfigError(
           source,
@@ -323,10 +323,15 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       maxWaitingRows: file.usage?.max_waiting_rows ?? DEFAULTS.usageMaxWaitingRows,
       streamProgressIntervalMs: file.usage?.stream_progress_interval_ms ?? DEFAULTS.usageStreamProgressIntervalMs,
     },
+    responses: {
+      retentionDays: file.responses?.retention_days ?? DEFAULTS.responses.retentionDays,
+      maxStoredBytes: file.responses?.max_stored_bytes ?? DEFAULTS.responses.maxStoredBytes,
+    },
     redis: file.redis,
     limits: resolveLimits(file.limits),
     trustedProxies: resolveTrustedProxies(file.trusted_proxies, source),
     adminKey: file.admin_key,
+    console: { sessionTtlSeconds: file.console?.session_ttl_seconds ?? DEFAULTS.consoleSessionTtlSeconds },
     logLevel: file.log_level ?? DEFAULTS.logLevel,
     failover: {
       maxAttempts: file.failover?.max_attempts ?? DEFAULTS.maxAttempts,

@@ -53,6 +53,16 @@ export const ERROR_CODES = {
       ru: () => 'Не передан API-ключ: добавьте заголовок "Authorization: Bearer <API_KEY>".',
     },
   },
+  /** A console call without a live session (none, expired or signed out). */
+  console_session_required: {
+    status: 401,
+    type: 'authentication_error',
+    retryable: false,
+    message: {
+      en: () => 'Sign in to the console: there is no session, or it has expired.',
+      ru: () => 'Войдите в консоль: сессии нет или её срок истёк.',
+    },
+  },
   invalid_api_key: {
     status: 401,
     type: 'authentication_error',
@@ -134,6 +144,28 @@ export const ERROR_CODES = {
     message: {
       en: (p) => `No ${text(p.kind)} "${text(p.id)}".`,
       ru: (p) => `Не найдено: ${text(p.kind)} "${text(p.id)}".`,
+    },
+  },
+  /** GET/DELETE /v1/responses/{id}: no such stored response for this account (another account's is not there either). */
+  response_not_found: {
+    status: 404,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) => `Response with id '${text(p.id)}' not found.`,
+      ru: (p) => `Ответ с идентификатором '${text(p.id)}' не найден.`,
+    },
+  },
+  /** `previous_response_id` names no stored response of this account (param previous_response_id). */
+  previous_response_not_found: {
+    status: 400,
+    type: 'invalid_request_error',
+    retryable: false,
+    message: {
+      en: (p) =>
+        `Previous response with id '${text(p.id)}' not found. Responses are kept only when \`store\` is true, for a limited time, and only for the account that made them.`,
+      ru: (p) =>
+        `Предыдущий ответ с идентификатором '${text(p.id)}' не найден. Ответы хранятся, только когда \`store\` равен true, ограниченное время и только для аккаунта, который их создал.`,
     },
   },
   conflict: {

@@ -19,7 +19,9 @@ import { countTokensRoute, MESSAGES_ERROR_SHAPE, messagesRoute } from './routes/
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
 import { MODEL_PATH_PREFIX, MODELS_ERROR_SHAPE, modelRoute, modelsRoute } from './routes/models.js';
+import { STORED_RESPONSE_PATH_PREFIX, storedResponsesRoute } from './routes/stored-responses.js';
 import type { adminRoute } from './admin/admin-route.js';
+import type { consoleRoute } from './console/console-route.js';
 
 export type RouteHandler = (
   request: IncomingMessage,
@@ -123,7 +125,10 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   }
   // The admin API (and its validators) is loaded by the first /admin/v1 request.
   let admin: Promise<ReturnType<typeof adminRoute>> | undefined;
+  // The console (PRODUCT decision 24), loaded the same way by its first request; on only with the admin API.
+  let operatorConsole: Promise<ReturnType<typeof consoleRoute>> | undefined;
   const oneModel = modelRoute(services);
+  const storedResponse = storedResponsesRoute(services);
   const requestLog = requestLineLogger(logger);
   const inFlight = new InFlightRequests<InFlightRequest>();
   let onIdle: (() => void) | undefined;
@@ -148,6 +153,16 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
         );
         return admin.then((handle) => handle(request, response, context, path));
       }
+      if ((path === '/console' || path.startsWith('/console/')) && services.config.adminKey !== undefined) {
+        operatorConsole ??= import('./console/console-route.js').then(
+          (module) => module.consoleRoute(services),
+          (error: unknown) => {
+            operatorConsole = undefined;
+            throw error;
+          },
+        );
+        return operatorConsole.then((handle) => handle(request, response, context, path));
+      }
       // GET /v1/models/{id}: the id may itself hold slashes, so the rest of the path is the id.
       if (path.startsWith(MODEL_PATH_PREFIX) && path.length > MODEL_PATH_PREFIX.length) {
         if (request.method !== 'GET') {
@@ -158,6 +173,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
         }
         return oneModel(request, response, context, path);
       }
+      // /v1/responses/{id} and /v1/responses/{id}/input_items (POST /v1/responses/… exact paths are in the table).
+      if (path.startsWith(STORED_RESPONSE_PATH_PREFIX)) return storedResponse(request, response, context, path);
       throw gatewayError('no_route', { params: { method: request.method, path } });
     }
     if (route.method !== request.method) {

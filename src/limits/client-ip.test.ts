@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addressRangeProblem, clientIp, trustedProxyList } from './client-ip.js';
+import { addressRangeProblem } from '../config/ip-address.js';
+import { clientIp, trustedProxyList } from './client-ip.js';
 
 const trusted = trustedProxyList(['10.0.0.0/8', '::1', '2001:db8::/32', '192.168.1.1']);
 const request = (remoteAddress: string | undefined, forwardedFor?: string | string[]) => ({

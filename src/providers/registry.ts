@@ -4,7 +4,7 @@ import { openaiAdapter } from './openai/adapter.js';
 import type { ProviderAdapter } from './types.js';
 import type { WireProtocol } from '../config/wire-protocols.js';
 
-/** Wire protocol → adapter. A new protocol adds its folder, one line here and its name in wire-protocols.ts. */
+/** Wire protocol → adapter. A new protocol adds its folder, one line here, and its name and hosted base URL in config/wire-protocols.ts. */
 const ADAPTERS = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,

@@ -3,6 +3,7 @@ import type { ModelConfig, NativeApi, NodeConfig, ReasoningEffort } from '../con
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
+import type { StreamMapper } from '../streaming/stream-mapper.js';
 
 /** A wire format a node can speak (the keys of the registry). Groq, vLLM, OpenRouter… are all `openai` nodes. */
 export type { WireProtocol } from '../config/wire-protocols.js';
@@ -50,12 +51,6 @@ export interface UpstreamCall {
   readonly body: string;
 }
 
-/** One Server-Sent Event as parsed from a node's stream. */
-export interface SseRecord {
-  readonly event: string | undefined;
-  readonly data: string;
-}
-
 /** What a reply told us, for accounting and logs. */
 export interface ReplySummary {
   usage: Usage | undefined;
@@ -72,37 +67,6 @@ export interface MappedCompletion {
   readonly summary: ReplySummary;
 }
 
-/** `more`: keep reading; `end`: the node finished its stream normally. */
-export type StreamSignal = 'more' | 'end';
-
-/** Stateful per call: maps the node's stream events to OpenAI chunk JSON texts. */
-export interface StreamMapper {
-  /**
-   * Maps one event, handing each resulting chunk (serialized) to `emit`, or text already
-   * framed for the client to `write` (a native relay: the node's own events). Throws a
-   * GatewayError when the node reports an error inside the stream.
-   */
-  map(record: SseRecord, emit: (chunkJson: string) => void, write: (text: string) => void): StreamSignal;
-  /**
-   * Optional, for a node that speaks the client's own protocol: relays a run of whole
-   * events in the plain framing (`data: <data>\n\n` each) to `write` as the client's SSE
-   * text, changing only what must change. The same text, summary and signal as `map` gives
-   * event by event (differential tests hold the two together); lets a same-protocol stream
-   * pass without each event being cut out, read and framed again.
-   */
-  relayEvents?(events: string, write: (text: string) => void): StreamSignal;
-  /**
-   * The node's body ended without an end signal from `map`. Protocols whose streams just
-   * stop (Gemini) emit their last chunks here; a mapper throws a GatewayError when the
-   * stream was cut short (no finish reason seen).
-   */
-  finish?(emit: (chunkJson: string) => void): void;
-  /** What the stream carried so far, including the node's usage if it sent one. */
-  readonly summary: ReplySummary;
-  /** Identity fields for chunks the gateway adds itself (the final usage chunk). */
-  readonly identity: { id: string; created: number; model: string };
-}
-
 /**
  * Translates between the OpenAI chat-completions protocol clients speak and one wire
  * protocol. Pure: never performs I/O, reads config files, touches a store or sleeps.
@@ -110,14 +74,6 @@ export interface StreamMapper {
 export interface ProviderAdapter {
   /** The protocol's name, as in the registry and in `provider:` of the configuration. */
   readonly protocol: string;
-  /** Base URL used when a node of this protocol has no `base_url` (hosted APIs); undefined: required. */
-  readonly defaultBaseUrl?: string;
-  /**
-   * Checks a model's settings against what the protocol can express, at configuration
-   * load, for every model routed to a node of this protocol. Returns the problem (path
-   * relative to the model entry and message), or undefined.
-   */
-  checkModel?(model: ModelConfig): { readonly path: string; readonly problem: string } | undefined;
   /** Throws GatewayError (validation_failed) for input the protocol cannot express. */
   toUpstream(request: ChatRequest, context: CallContext): UpstreamCall;
   /** Maps a non-streaming 2xx body; throws bad_gateway for a body that is not a valid reply. */

@@ -1,4 +1,4 @@
-import type { StreamMapper } from './types.js';
+import type { StreamMapper } from '../streaming/stream-mapper.js';
 
 /**
  * Fields of a message or delta that carry reasoning text: ours (`reasoning_content`, and the

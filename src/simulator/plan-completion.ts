@@ -6,7 +6,8 @@ import { mulberry32 } from './mulberry32.js';
 import type { ChatRequest, ReasoningEffort } from './parse-chat-request.js';
 import { schemaValue } from './schema-value.js';
 import { countPromptTokens } from './simulated-tokenizer.js';
-import { decideByScript, type ScriptDecision, type ScriptRule } from './simulator-script.js';
+import { decideByScript, type ScriptDecision } from './simulator-script.js';
+import type { ScriptRule } from '../config/simulator-scripts.js';
 import { splitArguments, splitTokens } from './split-tokens.js';
 import { tokenLogprobs, type TokenLogprob } from './token-logprobs.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SimulatedNode } from './simulated-node.js';
-import { ScriptError } from './simulator-script.js';
+import { ScriptError } from '../config/simulator-scripts.js';
 import { SimulatorClient } from '../../test/support/simulator-client.js';
 import { sseData } from '../../test/support/sse.js';
 

@@ -16,18 +16,18 @@ import { readRequestBody } from './read-request-body.js';
 import { redactHeaders } from './redact-headers.js';
 import { sendJson } from './send-json.js';
 import { SimulatorError } from './simulator-error.js';
+import { scriptFor } from './simulator-script.js';
 import {
   compileSimulatorScripts,
-  scriptFor,
   type SimulatorScripts,
   type SimulatorScriptsFile,
-} from './simulator-script.js';
+} from '../config/simulator-scripts.js';
 import { writeChatStream } from './write-chat-stream.js';
 
 export type { FailureFault, FaultSettings } from './fault-settings.js';
 export type { ReasoningField } from './completion-identity.js';
 export type { SimulatedProtocol } from './protocol-errors.js';
-export type { ScriptRuleFile, SimulatorScriptsFile } from './simulator-script.js';
+export type { ScriptRuleFile, SimulatorScriptsFile } from '../config/simulator-scripts.js';
 
 /** Options of one simulated OpenAI-compatible node. */
 export interface SimulatedNodeOptions {

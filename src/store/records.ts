@@ -113,12 +113,46 @@ export interface UsageFilter {
   readonly keyId?: string;
   readonly accountId?: string;
   readonly model?: string;
+  readonly node?: string;
+  readonly requestId?: string;
+  /** `ok`: status below 400; `error`: 400 and above; a number: that status exactly. */
+  readonly status?: 'ok' | 'error' | number;
   /** ISO time, inclusive. */
   readonly from?: string;
   /** ISO time, exclusive. */
   readonly to?: string;
   /** Rows returned (totals cover every matching row). */
   readonly limit: number;
+}
+
+/** Time buckets over the usage ledger (the admin API's stats, the console's charts). */
+export interface UsageStatsQuery {
+  /** ISO time, inclusive. */
+  readonly from: string;
+  /** ISO time, exclusive. */
+  readonly to: string;
+  /** Bucket width; buckets start at multiples of it since the Unix epoch. */
+  readonly bucketSeconds: number;
+  /** One series per model or per node; absent: one series for everything. */
+  readonly groupBy?: 'model' | 'node';
+}
+
+/** One bucket of one series; buckets without rows are absent. */
+export interface UsageStatsBucket {
+  /** ISO time the bucket starts. */
+  readonly start: string;
+  /** The model or node (null: the row had no node, or no grouping). */
+  readonly group: string | null;
+  readonly requests: number;
+  /** Rows with status 400 or above. */
+  readonly errors: number;
+  /** Latency percentiles, linear interpolation between ranks (PostgreSQL's percentile_cont). */
+  readonly latencyP50Ms: number;
+  readonly latencyP95Ms: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly reasoningTokens: number;
+  readonly costNano: number;
 }
 
 export interface UsageTotals {

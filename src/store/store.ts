@@ -14,9 +14,12 @@ import type {
   UsageFilter,
   UsageReport,
   UsageRow,
+  UsageStatsBucket,
+  UsageStatsQuery,
 } from './records.js';
 import type { SpendHoldStore } from './spend-holds.js';
 import type { ClusterStore } from './cluster-store.js';
+import type { ResponseRows } from './response-rows.js';
 
 export type StoreKind = 'memory' | 'pglite' | 'postgres';
 
@@ -66,9 +69,16 @@ export interface Store {
    */
   recordUsage(rows: readonly UsageRow[], holder?: string): Promise<SettledBalances>;
   queryUsage(filter: UsageFilter): Promise<UsageReport>;
+  /**
+   * Requests, errors, latency percentiles, tokens and cost per time bucket (and per model
+   * or node) over the usage ledger; the memory store answers over its kept rows.
+   */
+  usageStats(query: UsageStatsQuery): Promise<UsageStatsBucket[]>;
 
   /** Node drain/ejection shared between instances and the registry of live instances. */
   readonly cluster: ClusterStore;
+  /** Stored responses of the Responses API (retention and size policy: src/responses-state). */
+  readonly responseRows: ResponseRows;
 
   /** Calls `listener` for every change made by any writer (other processes too, where the backend can tell). */
   onChange(listener: (change: StoreChange) => void): void;

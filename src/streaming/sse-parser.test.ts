@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SseRecord } from '../providers/types.js';
+import type { SseRecord } from './stream-mapper.js';
 import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL, SseParser } from './sse-parser.js';
 
 function parseInPieces(pieces: string[]): SseRecord[] {

@@ -1,5 +1,5 @@
 import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
-import type { SseRecord } from '../providers/types.js';
+import type { SseRecord } from './stream-mapper.js';
 
 /** Default for `node_replies.max_event_bytes`: 8 MiB. */
 export const DEFAULT_MAX_EVENT_LENGTH = 8 * 1024 * 1024;

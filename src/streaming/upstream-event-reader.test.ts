@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SseRecord, StreamMapper } from '../providers/types.js';
+import type { SseRecord, StreamMapper } from './stream-mapper.js';
 import { emptySummary } from '../providers/types.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import { UpstreamEventReader, type ByteStream } from './upstream-event-reader.js';

@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { ownFault } from '../errors/gateway-error.js';
-import type { StreamMapper } from '../providers/types.js';
+import type { StreamMapper } from './stream-mapper.js';
 import { SseParser, type OnPlainEvents } from './sse-parser.js';
 
 /** A node's response body: an async iterable of byte chunks that can be drained or torn down. */

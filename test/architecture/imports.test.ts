@@ -48,7 +48,8 @@ function valueImports(text: string): string[] {
   return specifiers;
 }
 
-test('no two folders of src/ import values from each other', () => {
+/** Folder → folder it imports values from → one file that does. */
+function valueEdges(): Map<string, Map<string, string>> {
   const edges = new Map<string, Map<string, string>>();
   for (const file of sourceFiles(SRC)) {
     const from = folderOf(file);
@@ -60,6 +61,11 @@ test('no two folders of src/ import values from each other', () => {
       edges.set(from, targets);
     }
   }
+  return edges;
+}
+
+test('no two folders of src/ import values from each other', () => {
+  const edges = valueEdges();
   assert.ok((edges.get('pipeline')?.size ?? 0) > 3, "the scan finds the pipeline's imports");
   const both: string[] = [];
   for (const [from, targets] of edges) {
@@ -69,4 +75,12 @@ test('no two folders of src/ import values from each other', () => {
     }
   }
   assert.deepEqual(both, [], 'folder pairs that import values both ways');
+});
+
+test('loading the configuration imports no domain module: only its own folder and the schema validation', () => {
+  const targets = [...(valueEdges().get('config') ?? new Map<string, string>())];
+  assert.deepEqual(
+    targets.filter(([to]) => to !== 'validation').map(([to, file]) => `${file} → ${to}`),
+    [],
+  );
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { MIGRATIONS } from '../../src/store/sql/migrations.js';
 import { openStore, parseStoreLocation } from '../../src/store/open-store.js';
-import type { StoreChange, UsageRow } from '../../src/store/records.js';
+import type { StoreChange, UsageFilter, UsageRow, UsageStatsBucket } from '../../src/store/records.js';
 import type { Store } from '../../src/store/store.js';
 import { postgresQuery, storeBackends } from '../support/store-backends.js';
 import { waitFor } from '../support/wait-for.js';
@@ -356,5 +356,77 @@ for (const backend of cases) {
         }
       },
     );
+
+    test('usage queries filter by node, status and request id', async () => {
+      await store.recordUsage([
+        usageRow('req_err', {
+          createdAt: at(5),
+          node: 'other-node',
+          status: 502,
+          errorCode: 'upstream_error',
+          costNano: 0,
+        }),
+      ]);
+      const ids = async (filter: Omit<UsageFilter, 'limit'>) =>
+        (await store.queryUsage({ ...filter, limit: 10 })).rows.map((row) => row.requestId);
+      assert.deepEqual(await ids({ node: 'other-node' }), ['req_err']);
+      assert.deepEqual(await ids({ status: 'error' }), ['req_err']);
+      assert.deepEqual(await ids({ status: 502 }), ['req_err']);
+      assert.deepEqual(await ids({ status: 'ok', keyId: 'key_a' }), ['req_3', 'req_2', 'req_1']);
+      assert.deepEqual(await ids({ requestId: 'req_2' }), ['req_2']);
+      assert.deepEqual(await ids({ requestId: 'req_nope' }), []);
+    });
+
+    test('usage stats: time buckets with requests, errors, latency percentiles, tokens and cost, by model and by node', async () => {
+      const minute = (m: number, s: number) => new Date(Date.UTC(2026, 1, 1, 10, m, s)).toISOString();
+      const row = (id: string, fields: Partial<UsageRow>) =>
+        usageRow(id, { accountId: null, keyId: 'key_stats', ...fields });
+      await store.recordUsage([
+        row('st_1', { createdAt: minute(0, 5), model: 'a', node: 'n1', latencyMs: 10, costNano: 100 }),
+        row('st_2', { createdAt: minute(0, 30), model: 'a', node: 'n2', latencyMs: 20, status: 502, costNano: 0 }),
+        row('st_3', { createdAt: minute(0, 50), model: 'b', node: 'n1', latencyMs: 40, costNano: 300 }),
+        row('st_4', { createdAt: minute(1, 10), model: 'a', node: null, latencyMs: 30, costNano: 50 }),
+        row('st_5', { createdAt: minute(2, 0), model: 'a', latencyMs: 99 }),
+        row('st_6', { createdAt: new Date(Date.UTC(2026, 1, 1, 9, 59, 59)).toISOString(), latencyMs: 99 }),
+      ]);
+      const range = { from: minute(0, 0), to: minute(2, 0), bucketSeconds: 60 };
+      const near = (actual: number, expected: number, what: string) =>
+        assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: ${actual} ≠ ${expected}`);
+      const summary = (buckets: UsageStatsBucket[]) =>
+        buckets.map((bucket) => [bucket.start, bucket.group, bucket.requests, bucket.errors, bucket.costNano]);
+
+      const all = await store.usageStats(range);
+      assert.deepEqual(summary(all), [
+        [minute(0, 0), null, 3, 1, 400],
+        [minute(1, 0), null, 1, 0, 50],
+      ]);
+      const first = all[0] as UsageStatsBucket;
+      near(first.latencyP50Ms, 20, 'p50 of 10, 20, 40');
+      near(first.latencyP95Ms, 38, 'p95 of 10, 20, 40 (interpolated)');
+      assert.equal(first.promptTokens, 30);
+      assert.equal(first.completionTokens, 15);
+      assert.equal(first.reasoningTokens, 3);
+      near((all[1] as UsageStatsBucket).latencyP95Ms, 30, 'one row: its latency');
+
+      const byModel = await store.usageStats({ ...range, groupBy: 'model' });
+      assert.deepEqual(summary(byModel), [
+        [minute(0, 0), 'a', 2, 1, 100],
+        [minute(0, 0), 'b', 1, 0, 300],
+        [minute(1, 0), 'a', 1, 0, 50],
+      ]);
+      near((byModel[0] as UsageStatsBucket).latencyP95Ms, 19.5, 'p95 of 10, 20');
+
+      const byNode = await store.usageStats({ ...range, groupBy: 'node' });
+      assert.deepEqual(summary(byNode), [
+        [minute(0, 0), 'n1', 2, 0, 400],
+        [minute(0, 0), 'n2', 1, 1, 0],
+        [minute(1, 0), null, 1, 0, 50],
+      ]);
+      assert.deepEqual(
+        await store.usageStats({ from: minute(5, 0), to: minute(6, 0), bucketSeconds: 60 }),
+        [],
+        'an empty range: no buckets',
+      );
+    });
   });
 }

@@ -1,4 +1,4 @@
-import type { SseRecord } from '../../src/providers/types.js';
+import type { SseRecord } from '../../src/streaming/stream-mapper.js';
 import { mulberry32, type RandomSource } from '../../src/simulator/mulberry32.js';
 
 /**

@@ -4,14 +4,36 @@ import { AdminService } from '../../admin/admin-service.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { authenticateAdmin } from './authenticate-admin.js';
+import { modelRoutes } from './model-routes.js';
 import { nodeRoutes, type AdminHandler } from './node-routes.js';
 import { readJsonObject } from './read-json-body.js';
 import { sendJson } from './send-json.js';
 
 const ADMIN_BODY_LIMIT = 64 * 1024;
 
-/** Everything under /admin/v1: admin key first, then a small pattern table (nodes; keys, accounts, usage). */
-export function adminRoute(services: GatewayServices) {
+/** A request the admin API serves, once its caller is known to be the operator. */
+export type AdminRequestHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RequestContext,
+  path: string,
+) => Promise<void>;
+
+/** Everything under /admin/v1: admin key first, then the operations. */
+export function adminRoute(services: GatewayServices): AdminRequestHandler {
+  const operations = adminOperationsHandler(services);
+  return async function handleAdmin(request, response, context, path) {
+    authenticateAdmin(request.headers.authorization, services.config.adminKey);
+    await operations(request, response, context, path);
+  };
+}
+
+/**
+ * The admin API's operations as a small pattern table (nodes, models; keys, accounts,
+ * usage, stats), for a caller already authenticated: by the admin key (adminRoute) or by a
+ * console session (the console's API calls).
+ */
+export function adminOperationsHandler(services: GatewayServices): AdminRequestHandler {
   const admin = new AdminService(services.store, services.accounts, services.usage);
   const operations: Array<{ method: string; pattern: RegExp; handler: AdminHandler }> = ADMIN_OPERATIONS.map(
     (operation) => ({
@@ -27,14 +49,8 @@ export function adminRoute(services: GatewayServices) {
       },
     }),
   );
-  const routes = [...nodeRoutes(services), ...operations];
-  return async function handleAdmin(
-    request: IncomingMessage,
-    response: ServerResponse,
-    context: RequestContext,
-    path: string,
-  ): Promise<void> {
-    authenticateAdmin(request.headers.authorization, services.config.adminKey);
+  const routes = [...nodeRoutes(services), ...modelRoutes(services), ...operations];
+  return async function handleOperation(request, response, context, path) {
     const { route, id } = pickRoute(routes, request.method, path);
     await route.handler(request, response, context, id);
   };

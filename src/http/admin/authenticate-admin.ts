@@ -20,5 +20,10 @@ export function authenticateAdmin(authorization: string | undefined, adminKey: s
   }
   const match = authorization === undefined ? null : BEARER.exec(authorization);
   if (match === null) throw gatewayError('authentication_required');
-  if (!timingSafeEqual(hashKey(match[1] as string), hashKey(adminKey))) throw gatewayError('invalid_api_key');
+  if (!isAdminKey(match[1] as string, adminKey)) throw gatewayError('invalid_api_key');
+}
+
+/** Whether `candidate` is the admin key, compared in constant time (hashes of equal length). */
+export function isAdminKey(candidate: string, adminKey: string): boolean {
+  return timingSafeEqual(hashKey(candidate), hashKey(adminKey));
 }

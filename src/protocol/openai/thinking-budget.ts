@@ -1,17 +1,6 @@
 import type { ModelReasoningSettings, ReasoningEffort } from '../../config/gateway-config.js';
+import { effortBudget } from '../../config/reasoning-efforts.js';
 import type { ChatRequest } from './chat-request-schema.js';
-
-/**
- * The model's thinking budget for an effort (docs/reasoning.md). An effort without a budget
- * of its own (a hand-built settings object) takes the nearest: `none` 0, `minimal` low's,
- * `xhigh` and `max` high's.
- */
-export function effortBudget(settings: ModelReasoningSettings, effort: ReasoningEffort): number {
-  const own = settings.budgets[effort];
-  if (own !== undefined) return own;
-  if (effort === 'none') return 0;
-  return effort === 'minimal' ? settings.budgets.low : settings.budgets.high;
-}
 
 /** The client's explicit thinking budget, OpenRouter's `reasoning.max_tokens` (provider-protocols 3.4), if it sent one. */
 export function clientThinkingBudget(request: ChatRequest): number | undefined {

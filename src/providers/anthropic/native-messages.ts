@@ -11,11 +11,9 @@ import {
   type NativeAdapter,
   type NativeRequest,
   type ReplySummary,
-  type SseRecord,
-  type StreamMapper,
-  type StreamSignal,
   type UpstreamCall,
 } from '../types.js';
+import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
 import { FALLBACK_MAX_TOKENS, ANTHROPIC_VERSION } from './to-upstream.js';

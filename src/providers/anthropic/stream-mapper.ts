@@ -3,7 +3,8 @@ import { inStreamNodeError } from '../classify-node-error.js';
 import { ChunkBuilder } from '../chunk-builder.js';
 import { isRecord } from '../translate-content.js';
 import { parseNodeObject } from '../translated-reply.js';
-import { emptySummary, type CallContext, type SseRecord, type StreamMapper, type StreamSignal } from '../types.js';
+import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
+import { emptySummary, type CallContext } from '../types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
 

@@ -1,25 +1,12 @@
-import type { ModelReasoningSettings, ReasoningEffort, ReasoningLevel } from '../../config/gateway-config.js';
+import type { ModelReasoningSettings, ReasoningEffort } from '../../config/gateway-config.js';
+import { anthropicLevel, MIN_THINKING_BUDGET } from '../../config/protocol-reasoning.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { clientThinkingBudget, thinkingBudgetOf } from '../../protocol/openai/thinking-budget.js';
-
-/** Anthropic's smallest thinking budget (provider-protocols 4.3). */
-export const MIN_THINKING_BUDGET = 1024;
-
-/** Levels `output_config.effort` accepts (provider-protocols 4.2). */
-export const ANTHROPIC_EFFORTS: ReadonlySet<string> = new Set(['low', 'medium', 'high', 'xhigh', 'max']);
 
 /** The body fields that turn thinking on. */
 export interface ThinkingFields {
   readonly thinking: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
   readonly effort?: string;
-}
-
-/** The `output_config.effort` of an effort without a configured level: `minimal` has none on Anthropic, the nearest is `low`. */
-export function anthropicLevel(
-  settings: ModelReasoningSettings,
-  effort: Exclude<ReasoningEffort, 'none'>,
-): ReasoningLevel {
-  return settings.levels[effort] ?? (effort === 'minimal' ? 'low' : effort);
 }
 
 /**

@@ -1,19 +1,7 @@
-import type { ModelReasoningSettings, ReasoningEffort, ReasoningLevel } from '../../config/gateway-config.js';
+import type { ModelReasoningSettings, ReasoningEffort } from '../../config/gateway-config.js';
+import { geminiLevel } from '../../config/protocol-reasoning.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { thinkingBudgetOf } from '../../protocol/openai/thinking-budget.js';
-
-/** `thinkingLevel` values (provider-protocols 5.3; sent upper-case). */
-export const GEMINI_LEVELS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high']);
-
-/**
- * The `thinkingLevel` of an effort without a configured level: Gemini's lowest (`minimal`)
- * for `none` and `minimal` (Gemini 3 cannot switch thinking off), its highest for `xhigh` and `max`.
- */
-export function geminiLevel(settings: ModelReasoningSettings, effort: ReasoningEffort): ReasoningLevel {
-  const own = settings.levels[effort];
-  if (own !== undefined) return own;
-  return effort === 'none' || effort === 'minimal' ? 'minimal' : 'high';
-}
 
 /**
  * The effort as Gemini `generationConfig.thinkingConfig` (provider-protocols 5.3, 6.5;

@@ -1,7 +1,8 @@
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
 import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL } from '../../streaming/sse-parser.js';
-import type { CallContext, ReplySummary, SseRecord, StreamMapper, StreamSignal } from '../types.js';
+import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
+import type { CallContext, ReplySummary } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
 import { modelField } from './replace-model-field.js';
 

@@ -14,9 +14,13 @@ import type {
   UsageFilter,
   UsageReport,
   UsageRow,
+  UsageStatsBucket,
+  UsageStatsQuery,
 } from '../records.js';
 import type { Store } from '../store.js';
 import { MemoryClusterStore } from './memory-cluster-store.js';
+import { MemoryResponseRows } from './memory-response-rows.js';
+import { usageStatsOfRows } from './usage-stats-of-rows.js';
 import { MEMORY_STORE_KEPT_USAGE_ROWS, RecentUsageRows } from './recent-usage-rows.js';
 
 const now = () => new Date().toISOString();
@@ -42,6 +46,7 @@ export class MemoryStore implements Store {
   private readonly usage: RecentUsageRows;
   private readonly listeners: Array<(change: StoreChange) => void> = [];
   readonly cluster = new MemoryClusterStore((change) => this.changed(change));
+  readonly responseRows = new MemoryResponseRows();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.usage = new RecentUsageRows(options.keptUsageRows ?? MEMORY_STORE_KEPT_USAGE_ROWS);
@@ -257,6 +262,9 @@ export class MemoryStore implements Store {
         (filter.keyId !== undefined && row.keyId !== filter.keyId) ||
         (filter.accountId !== undefined && row.accountId !== filter.accountId) ||
         (filter.model !== undefined && row.model !== filter.model) ||
+        (filter.node !== undefined && row.node !== filter.node) ||
+        (filter.requestId !== undefined && row.requestId !== filter.requestId) ||
+        !statusMatches(row.status, filter.status) ||
         (from !== undefined && row.createdAt < from) ||
         (to !== undefined && row.createdAt >= to)
       ) {
@@ -274,7 +282,18 @@ export class MemoryStore implements Store {
     return { rows: newest, totals };
   }
 
+  async usageStats(query: UsageStatsQuery): Promise<UsageStatsBucket[]> {
+    return usageStatsOfRows(this.usage.newestFirst(), query);
+  }
+
   async ping() {}
 
   async close() {}
+}
+
+function statusMatches(status: number, wanted: UsageFilter['status']): boolean {
+  if (wanted === undefined) return true;
+  if (wanted === 'ok') return status < 400;
+  if (wanted === 'error') return status >= 400;
+  return status === wanted;
 }

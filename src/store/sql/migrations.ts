@@ -162,4 +162,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE usage_ledger ADD COLUMN front_door text NOT NULL DEFAULT 'chat';
     `,
   },
+  {
+    version: 7,
+    name: 'stored responses of the Responses API (previous_response_id, GET /v1/responses/{id})',
+    // The Response object and the input items are kept as the JSON text the client got
+    // (text, not jsonb: the same bytes come back, and a \u0000 escape in model output is
+    // legal JSON that jsonb refuses). account_id is an account id or key:<key id>, so no
+    // foreign key.
+    sql: `
+      CREATE TABLE responses (
+        id                    text PRIMARY KEY,
+        account_id            text NOT NULL,
+        created_at            timestamptz NOT NULL,
+        expires_at            timestamptz NOT NULL,
+        model                 text NOT NULL,
+        node                  text,
+        previous_response_id  text,
+        response              text NOT NULL,
+        input_items           text NOT NULL
+      );
+      CREATE INDEX responses_expires ON responses (expires_at);
+    `,
+  },
 ];

@@ -17,10 +17,13 @@ import type {
   UsageFilter,
   UsageReport,
   UsageRow,
+  UsageStatsBucket,
+  UsageStatsQuery,
 } from '../records.js';
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
 import { SqlClusterStore } from './sql-cluster-store.js';
+import { SqlResponseRows } from './sql-response-rows.js';
 import { RECONNECTED, type SqlDriver, type SqlQueryable } from './sql-driver.js';
 import { SqlSpendHolds } from './sql-spend-holds.js';
 import type { SpendHoldStore } from '../spend-holds.js';
@@ -188,6 +191,11 @@ function usageWhere(filter: UsageFilter): { where: string; params: unknown[] } {
   if (filter.keyId !== undefined) add('key_id = ?', filter.keyId);
   if (filter.accountId !== undefined) add('account_id = ?', filter.accountId);
   if (filter.model !== undefined) add('model = ?', filter.model);
+  if (filter.node !== undefined) add('node = ?', filter.node);
+  if (filter.requestId !== undefined) add('request_id = ?', filter.requestId);
+  if (filter.status === 'ok') clauses.push('status < 400');
+  else if (filter.status === 'error') clauses.push('status >= 400');
+  else if (filter.status !== undefined) add('status = ?', filter.status);
   if (filter.from !== undefined) add('created_at >= ?', filter.from);
   if (filter.to !== undefined) add('created_at < ?', filter.to);
   return { where: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
@@ -221,6 +229,7 @@ export class SqlStore implements Store {
   private readonly listeners: Array<(change: StoreChange) => void> = [];
   readonly spendHolds: SpendHoldStore | undefined;
   readonly cluster: SqlClusterStore;
+  readonly responseRows: SqlResponseRows;
 
   private constructor(
     readonly kind: StoreKind,
@@ -231,6 +240,7 @@ export class SqlStore implements Store {
   ) {
     this.spendHolds = sharedChanges ? new SqlSpendHolds(db, CHANGES_CHANNEL) : undefined;
     this.cluster = new SqlClusterStore(db, (tx, change) => this.changed(tx, change), sharedChanges);
+    this.responseRows = new SqlResponseRows(db);
   }
 
   /** Migrates, then subscribes to changes. */
@@ -499,6 +509,33 @@ export class SqlStore implements Store {
         costNano: num(total.cost_nano),
       },
     };
+  }
+
+  async usageStats(query: UsageStatsQuery): Promise<UsageStatsBucket[]> {
+    const group = query.groupBy === 'model' ? 'model' : query.groupBy === 'node' ? 'node' : 'NULL::text';
+    const rows = await this.db.query(
+      `SELECT floor(extract(epoch FROM created_at) / $3) * $3 AS bucket, ${group} AS grp,
+         count(*) AS requests, count(*) FILTER (WHERE status >= 400) AS errors,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
+         percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95,
+         sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+         sum(reasoning_tokens) AS reasoning_tokens, sum(cost_nano) AS cost_nano
+       FROM usage_ledger WHERE created_at >= $1 AND created_at < $2
+       GROUP BY 1, 2 ORDER BY 1, 2`,
+      [query.from, query.to, query.bucketSeconds],
+    );
+    return rows.map((row) => ({
+      start: new Date(num(row.bucket) * 1000).toISOString(),
+      group: row.grp === null || row.grp === undefined ? null : String(row.grp),
+      requests: num(row.requests),
+      errors: num(row.errors),
+      latencyP50Ms: num(row.p50),
+      latencyP95Ms: num(row.p95),
+      promptTokens: num(row.prompt_tokens),
+      completionTokens: num(row.completion_tokens),
+      reasoningTokens: num(row.reasoning_tokens),
+      costNano: num(row.cost_nano),
+    }));
   }
 
   async ping() {

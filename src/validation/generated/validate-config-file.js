@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -423,37 +423,111 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.redis !== undefined){
-let data10 = data.redis;
+if(data.responses !== undefined){
+let data10 = data.responses;
 const _errs24 = errors;
-if(typeof data10 !== "string"){
-let dataType8 = typeof data10;
+if(errors === _errs24){
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+const _errs26 = errors;
+for(const key3 in data10){
+if(!((key3 === "retention_days") || (key3 === "max_stored_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/responses",schemaPath:"#/properties/responses/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.responses,data:data10}];
+return false;
+break;
+}
+}
+if(_errs26 === errors){
+if(data10.retention_days !== undefined){
+let data11 = data10.retention_days;
+const _errs27 = errors;
+if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+let dataType8 = typeof data11;
 let coerced8 = undefined;
 if(!(coerced8 !== undefined)){
-if(dataType8 == "number" || dataType8 == "boolean"){
-coerced8 = "" + data10;
-}
-else if(data10 === null){
-coerced8 = "";
+if(dataType8 === "boolean" || data11 === null
+              || (dataType8 === "string" && data11 && data11 == +data11 && !(data11 % 1))){
+coerced8 = +data11;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data10}];
+validate10.errors = [{instancePath:instancePath+"/responses/retention_days",schemaPath:"#/properties/responses/properties/retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.retention_days.type,parentSchema:schema11.properties.responses.properties.retention_days,data:data11}];
 return false;
 }
 }
 if(coerced8 !== undefined){
-data10 = coerced8;
-if(data !== undefined){
-data["redis"] = coerced8;
+data11 = coerced8;
+if(data10 !== undefined){
+data10["retention_days"] = coerced8;
 }
 }
 }
-if(errors === _errs24){
-if(typeof data10 === "string"){
-if(!pattern1.test(data10)){
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data10}];
+if(errors === _errs27){
+if(typeof data11 == "number"){
+if(data11 > 3650 || isNaN(data11)){
+validate10.errors = [{instancePath:instancePath+"/responses/retention_days",schemaPath:"#/properties/responses/properties/retention_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650},message:"must be <= 3650",schema:3650,parentSchema:schema11.properties.responses.properties.retention_days,data:data11}];
 return false;
 }
+else {
+if(data11 < 1 || isNaN(data11)){
+validate10.errors = [{instancePath:instancePath+"/responses/retention_days",schemaPath:"#/properties/responses/properties/retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.responses.properties.retention_days,data:data11}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs27 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.max_stored_bytes !== undefined){
+let data12 = data10.max_stored_bytes;
+const _errs29 = errors;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+let dataType9 = typeof data12;
+let coerced9 = undefined;
+if(!(coerced9 !== undefined)){
+if(dataType9 === "boolean" || data12 === null
+              || (dataType9 === "string" && data12 && data12 == +data12 && !(data12 % 1))){
+coerced9 = +data12;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes",schemaPath:"#/properties/responses/properties/max_stored_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.max_stored_bytes.type,parentSchema:schema11.properties.responses.properties.max_stored_bytes,data:data12}];
+return false;
+}
+}
+if(coerced9 !== undefined){
+data12 = coerced9;
+if(data10 !== undefined){
+data10["max_stored_bytes"] = coerced9;
+}
+}
+}
+if(errors === _errs29){
+if(typeof data12 == "number"){
+if(data12 > 1073741824 || isNaN(data12)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes",schemaPath:"#/properties/responses/properties/max_stored_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema11.properties.responses.properties.max_stored_bytes,data:data12}];
+return false;
+}
+else {
+if(data12 < 1024 || isNaN(data12)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes",schemaPath:"#/properties/responses/properties/max_stored_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.responses.properties.max_stored_bytes,data:data12}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs29 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses",schemaPath:"#/properties/responses/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.responses.type,parentSchema:schema11.properties.responses,data:data10}];
+return false;
 }
 }
 var valid0 = _errs24 === errors;
@@ -462,66 +536,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.trusted_proxies !== undefined){
-let data11 = data.trusted_proxies;
-const _errs26 = errors;
-if(errors === _errs26){
-if(Array.isArray(data11)){
-var valid3 = true;
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-let data12 = data11[i0];
-const _errs28 = errors;
-if(typeof data12 !== "string"){
-let dataType9 = typeof data12;
-let coerced9 = undefined;
-if(!(coerced9 !== undefined)){
-if(dataType9 == "number" || dataType9 == "boolean"){
-coerced9 = "" + data12;
-}
-else if(data12 === null){
-coerced9 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data12}];
-return false;
-}
-}
-if(coerced9 !== undefined){
-data12 = coerced9;
-if(data11 !== undefined){
-data11[i0] = coerced9;
-}
-}
-}
-if(errors === _errs28){
-if(typeof data12 === "string"){
-if(func3(data12) < 1){
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data12}];
-return false;
-}
-}
-}
-var valid3 = _errs28 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data11}];
-return false;
-}
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.admin_key !== undefined){
-let data13 = data.admin_key;
-const _errs30 = errors;
+if(data.redis !== undefined){
+let data13 = data.redis;
+const _errs31 = errors;
 if(typeof data13 !== "string"){
 let dataType10 = typeof data13;
 let coerced10 = undefined;
@@ -533,49 +550,210 @@ else if(data13 === null){
 coerced10 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data13}];
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data13}];
 return false;
 }
 }
 if(coerced10 !== undefined){
 data13 = coerced10;
 if(data !== undefined){
-data["admin_key"] = coerced10;
+data["redis"] = coerced10;
 }
 }
 }
-if(errors === _errs30){
+if(errors === _errs31){
 if(typeof data13 === "string"){
-if(func3(data13) < 16){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data13}];
+if(!pattern1.test(data13)){
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data13}];
 return false;
 }
 }
 }
-var valid0 = _errs30 === errors;
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.trusted_proxies !== undefined){
+let data14 = data.trusted_proxies;
+const _errs33 = errors;
+if(errors === _errs33){
+if(Array.isArray(data14)){
+var valid4 = true;
+const len0 = data14.length;
+for(let i0=0; i0<len0; i0++){
+let data15 = data14[i0];
+const _errs35 = errors;
+if(typeof data15 !== "string"){
+let dataType11 = typeof data15;
+let coerced11 = undefined;
+if(!(coerced11 !== undefined)){
+if(dataType11 == "number" || dataType11 == "boolean"){
+coerced11 = "" + data15;
+}
+else if(data15 === null){
+coerced11 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data15}];
+return false;
+}
+}
+if(coerced11 !== undefined){
+data15 = coerced11;
+if(data14 !== undefined){
+data14[i0] = coerced11;
+}
+}
+}
+if(errors === _errs35){
+if(typeof data15 === "string"){
+if(func3(data15) < 1){
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data15}];
+return false;
+}
+}
+}
+var valid4 = _errs35 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data14}];
+return false;
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.admin_key !== undefined){
+let data16 = data.admin_key;
+const _errs37 = errors;
+if(typeof data16 !== "string"){
+let dataType12 = typeof data16;
+let coerced12 = undefined;
+if(!(coerced12 !== undefined)){
+if(dataType12 == "number" || dataType12 == "boolean"){
+coerced12 = "" + data16;
+}
+else if(data16 === null){
+coerced12 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data16}];
+return false;
+}
+}
+if(coerced12 !== undefined){
+data16 = coerced12;
+if(data !== undefined){
+data["admin_key"] = coerced12;
+}
+}
+}
+if(errors === _errs37){
+if(typeof data16 === "string"){
+if(func3(data16) < 16){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data16}];
+return false;
+}
+}
+}
+var valid0 = _errs37 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.console !== undefined){
+let data17 = data.console;
+const _errs39 = errors;
+if(errors === _errs39){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+const _errs41 = errors;
+for(const key4 in data17){
+if(!(key4 === "session_ttl_seconds")){
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data17}];
+return false;
+break;
+}
+}
+if(_errs41 === errors){
+if(data17.session_ttl_seconds !== undefined){
+let data18 = data17.session_ttl_seconds;
+const _errs42 = errors;
+if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
+let dataType13 = typeof data18;
+let coerced13 = undefined;
+if(!(coerced13 !== undefined)){
+if(dataType13 === "boolean" || data18 === null
+              || (dataType13 === "string" && data18 && data18 == +data18 && !(data18 % 1))){
+coerced13 = +data18;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.console.properties.session_ttl_seconds.type,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data18}];
+return false;
+}
+}
+if(coerced13 !== undefined){
+data18 = coerced13;
+if(data17 !== undefined){
+data17["session_ttl_seconds"] = coerced13;
+}
+}
+}
+if(errors === _errs42){
+if(typeof data18 == "number"){
+if(data18 > 604800 || isNaN(data18)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800",schema:604800,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data18}];
+return false;
+}
+else {
+if(data18 < 1 || isNaN(data18)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data18}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.console.type,parentSchema:schema11.properties.console,data:data17}];
+return false;
+}
+}
+var valid0 = _errs39 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log_level !== undefined){
-let data14 = data.log_level;
-const _errs32 = errors;
-const _errs33 = errors;
-let valid4 = false;
-const _errs34 = errors;
-if(typeof data14 !== "string"){
-let dataType11 = typeof data14;
-let coerced11 = undefined;
-if(!(coerced11 !== undefined)){
-if(dataType11 == "number" || dataType11 == "boolean"){
-coerced11 = "" + data14;
+let data19 = data.log_level;
+const _errs44 = errors;
+const _errs45 = errors;
+let valid6 = false;
+const _errs46 = errors;
+if(typeof data19 !== "string"){
+let dataType14 = typeof data19;
+let coerced14 = undefined;
+if(!(coerced14 !== undefined)){
+if(dataType14 == "number" || dataType14 == "boolean"){
+coerced14 = "" + data19;
 }
-else if(data14 === null){
-coerced11 = "";
+else if(data19 === null){
+coerced14 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data14};
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -585,15 +763,15 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(coerced11 !== undefined){
-data14 = coerced11;
+if(coerced14 !== undefined){
+data19 = coerced14;
 if(data !== undefined){
-data["log_level"] = coerced11;
+data["log_level"] = coerced14;
 }
 }
 }
-if("fatal" !== data14){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data14};
+if("fatal" !== data19){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -602,22 +780,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs34 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs36 = errors;
-if(typeof data14 !== "string"){
-let dataType12 = typeof data14;
-let coerced12 = undefined;
-if(!(coerced12 !== undefined)){
-if(dataType12 == "number" || dataType12 == "boolean"){
-coerced12 = "" + data14;
+var _valid0 = _errs46 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _errs48 = errors;
+if(typeof data19 !== "string"){
+let dataType15 = typeof data19;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 == "number" || dataType15 == "boolean"){
+coerced15 = "" + data19;
 }
-else if(data14 === null){
-coerced12 = "";
+else if(data19 === null){
+coerced15 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data14};
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data19};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -627,15 +805,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced12 !== undefined){
-data14 = coerced12;
+if(coerced15 !== undefined){
+data19 = coerced15;
 if(data !== undefined){
-data["log_level"] = coerced12;
+data["log_level"] = coerced15;
 }
 }
 }
-if("error" !== data14){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data14};
+if("error" !== data19){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data19};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -644,22 +822,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs36 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs38 = errors;
-if(typeof data14 !== "string"){
-let dataType13 = typeof data14;
-let coerced13 = undefined;
-if(!(coerced13 !== undefined)){
-if(dataType13 == "number" || dataType13 == "boolean"){
-coerced13 = "" + data14;
+var _valid0 = _errs48 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _errs50 = errors;
+if(typeof data19 !== "string"){
+let dataType16 = typeof data19;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 == "number" || dataType16 == "boolean"){
+coerced16 = "" + data19;
 }
-else if(data14 === null){
-coerced13 = "";
+else if(data19 === null){
+coerced16 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data14};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data19};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -669,15 +847,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced13 !== undefined){
-data14 = coerced13;
+if(coerced16 !== undefined){
+data19 = coerced16;
 if(data !== undefined){
-data["log_level"] = coerced13;
+data["log_level"] = coerced16;
 }
 }
 }
-if("warn" !== data14){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data14};
+if("warn" !== data19){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data19};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -686,22 +864,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs38 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs40 = errors;
-if(typeof data14 !== "string"){
-let dataType14 = typeof data14;
-let coerced14 = undefined;
-if(!(coerced14 !== undefined)){
-if(dataType14 == "number" || dataType14 == "boolean"){
-coerced14 = "" + data14;
+var _valid0 = _errs50 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _errs52 = errors;
+if(typeof data19 !== "string"){
+let dataType17 = typeof data19;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 == "number" || dataType17 == "boolean"){
+coerced17 = "" + data19;
 }
-else if(data14 === null){
-coerced14 = "";
+else if(data19 === null){
+coerced17 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data14};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data19};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -711,15 +889,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced14 !== undefined){
-data14 = coerced14;
+if(coerced17 !== undefined){
+data19 = coerced17;
 if(data !== undefined){
-data["log_level"] = coerced14;
+data["log_level"] = coerced17;
 }
 }
 }
-if("info" !== data14){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data14};
+if("info" !== data19){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data19};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -728,22 +906,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs40 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs42 = errors;
-if(typeof data14 !== "string"){
-let dataType15 = typeof data14;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 == "number" || dataType15 == "boolean"){
-coerced15 = "" + data14;
+var _valid0 = _errs52 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _errs54 = errors;
+if(typeof data19 !== "string"){
+let dataType18 = typeof data19;
+let coerced18 = undefined;
+if(!(coerced18 !== undefined)){
+if(dataType18 == "number" || dataType18 == "boolean"){
+coerced18 = "" + data19;
 }
-else if(data14 === null){
-coerced15 = "";
+else if(data19 === null){
+coerced18 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data14};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data19};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -753,15 +931,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced15 !== undefined){
-data14 = coerced15;
+if(coerced18 !== undefined){
+data19 = coerced18;
 if(data !== undefined){
-data["log_level"] = coerced15;
+data["log_level"] = coerced18;
 }
 }
 }
-if("debug" !== data14){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data14};
+if("debug" !== data19){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data19};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -770,22 +948,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs42 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs44 = errors;
-if(typeof data14 !== "string"){
-let dataType16 = typeof data14;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 == "number" || dataType16 == "boolean"){
-coerced16 = "" + data14;
+var _valid0 = _errs54 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _errs56 = errors;
+if(typeof data19 !== "string"){
+let dataType19 = typeof data19;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 == "number" || dataType19 == "boolean"){
+coerced19 = "" + data19;
 }
-else if(data14 === null){
-coerced16 = "";
+else if(data19 === null){
+coerced19 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data14};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data19};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -795,15 +973,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced16 !== undefined){
-data14 = coerced16;
+if(coerced19 !== undefined){
+data19 = coerced19;
 if(data !== undefined){
-data["log_level"] = coerced16;
+data["log_level"] = coerced19;
 }
 }
 }
-if("trace" !== data14){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data14};
+if("trace" !== data19){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data19};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -812,22 +990,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs44 === errors;
-valid4 = valid4 || _valid0;
-if(!valid4){
-const _errs46 = errors;
-if(typeof data14 !== "string"){
-let dataType17 = typeof data14;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 == "number" || dataType17 == "boolean"){
-coerced17 = "" + data14;
+var _valid0 = _errs56 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _errs58 = errors;
+if(typeof data19 !== "string"){
+let dataType20 = typeof data19;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 == "number" || dataType20 == "boolean"){
+coerced20 = "" + data19;
 }
-else if(data14 === null){
-coerced17 = "";
+else if(data19 === null){
+coerced20 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data14};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data19};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -837,15 +1015,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced17 !== undefined){
-data14 = coerced17;
+if(coerced20 !== undefined){
+data19 = coerced20;
 if(data !== undefined){
-data["log_level"] = coerced17;
+data["log_level"] = coerced20;
 }
 }
 }
-if("silent" !== data14){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data14};
+if("silent" !== data19){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data19};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -854,16 +1032,16 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs46 === errors;
-valid4 = valid4 || _valid0;
+var _valid0 = _errs58 === errors;
+valid6 = valid6 || _valid0;
 }
 }
 }
 }
 }
 }
-if(!valid4){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data14};
+if(!valid6){
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data19};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -875,218 +1053,167 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs33;
+errors = _errs45;
 if(vErrors !== null){
-if(_errs33){
-vErrors.length = _errs33;
+if(_errs45){
+vErrors.length = _errs45;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs32 === errors;
+var valid0 = _errs44 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data15 = data.limits;
-const _errs48 = errors;
-if(errors === _errs48){
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-const _errs50 = errors;
-for(const key3 in data15){
-if(!(((key3 === "key") || (key3 === "ip")) || (key3 === "account"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data15}];
-return false;
-break;
-}
-}
-if(_errs50 === errors){
-if(data15.key !== undefined){
-let data16 = data15.key;
-const _errs51 = errors;
-if(errors === _errs51){
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-const _errs53 = errors;
-for(const key4 in data16){
-if(!(((key4 === "rpm") || (key4 === "rps")) || (key4 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data16}];
-return false;
-break;
-}
-}
-if(_errs53 === errors){
-if(data16.rpm !== undefined){
-let data17 = data16.rpm;
-const _errs54 = errors;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-let dataType18 = typeof data17;
-let coerced18 = undefined;
-if(!(coerced18 !== undefined)){
-if(dataType18 === "boolean" || data17 === null
-              || (dataType18 === "string" && data17 && data17 == +data17 && !(data17 % 1))){
-coerced18 = +data17;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data17}];
-return false;
-}
-}
-if(coerced18 !== undefined){
-data17 = coerced18;
-if(data16 !== undefined){
-data16["rpm"] = coerced18;
-}
-}
-}
-if(errors === _errs54){
-if(typeof data17 == "number"){
-if(data17 < 1 || isNaN(data17)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data17}];
-return false;
-}
-}
-}
-var valid6 = _errs54 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data16.rps !== undefined){
-let data18 = data16.rps;
-const _errs56 = errors;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-let dataType19 = typeof data18;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 === "boolean" || data18 === null
-              || (dataType19 === "string" && data18 && data18 == +data18 && !(data18 % 1))){
-coerced19 = +data18;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data18}];
-return false;
-}
-}
-if(coerced19 !== undefined){
-data18 = coerced19;
-if(data16 !== undefined){
-data16["rps"] = coerced19;
-}
-}
-}
-if(errors === _errs56){
-if(typeof data18 == "number"){
-if(data18 < 1 || isNaN(data18)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data18}];
-return false;
-}
-}
-}
-var valid6 = _errs56 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data16.tpm !== undefined){
-let data19 = data16.tpm;
-const _errs58 = errors;
-if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
-let dataType20 = typeof data19;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 === "boolean" || data19 === null
-              || (dataType20 === "string" && data19 && data19 == +data19 && !(data19 % 1))){
-coerced20 = +data19;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data19}];
-return false;
-}
-}
-if(coerced20 !== undefined){
-data19 = coerced20;
-if(data16 !== undefined){
-data16["tpm"] = coerced20;
-}
-}
-}
-if(errors === _errs58){
-if(typeof data19 == "number"){
-if(data19 < 1 || isNaN(data19)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data19}];
-return false;
-}
-}
-}
-var valid6 = _errs58 === errors;
-}
-else {
-var valid6 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data16}];
-return false;
-}
-}
-var valid5 = _errs51 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data15.ip !== undefined){
-let data20 = data15.ip;
+let data20 = data.limits;
 const _errs60 = errors;
 if(errors === _errs60){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 const _errs62 = errors;
 for(const key5 in data20){
-if(!(((key5 === "rpm") || (key5 === "rps")) || (key5 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data20}];
+if(!(((key5 === "key") || (key5 === "ip")) || (key5 === "account"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data20}];
 return false;
 break;
 }
 }
 if(_errs62 === errors){
-if(data20.rpm !== undefined){
-let data21 = data20.rpm;
+if(data20.key !== undefined){
+let data21 = data20.key;
 const _errs63 = errors;
-if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
-let dataType21 = typeof data21;
+if(errors === _errs63){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+const _errs65 = errors;
+for(const key6 in data21){
+if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data21}];
+return false;
+break;
+}
+}
+if(_errs65 === errors){
+if(data21.rpm !== undefined){
+let data22 = data21.rpm;
+const _errs66 = errors;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+let dataType21 = typeof data22;
 let coerced21 = undefined;
 if(!(coerced21 !== undefined)){
-if(dataType21 === "boolean" || data21 === null
-              || (dataType21 === "string" && data21 && data21 == +data21 && !(data21 % 1))){
-coerced21 = +data21;
+if(dataType21 === "boolean" || data22 === null
+              || (dataType21 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
+coerced21 = +data22;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data22}];
 return false;
 }
 }
 if(coerced21 !== undefined){
-data21 = coerced21;
-if(data20 !== undefined){
-data20["rpm"] = coerced21;
+data22 = coerced21;
+if(data21 !== undefined){
+data21["rpm"] = coerced21;
 }
 }
 }
-if(errors === _errs63){
-if(typeof data21 == "number"){
-if(data21 < 1 || isNaN(data21)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data21}];
+if(errors === _errs66){
+if(typeof data22 == "number"){
+if(data22 < 1 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data22}];
 return false;
 }
+}
+}
+var valid8 = _errs66 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data21.rps !== undefined){
+let data23 = data21.rps;
+const _errs68 = errors;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+let dataType22 = typeof data23;
+let coerced22 = undefined;
+if(!(coerced22 !== undefined)){
+if(dataType22 === "boolean" || data23 === null
+              || (dataType22 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
+coerced22 = +data23;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data23}];
+return false;
+}
+}
+if(coerced22 !== undefined){
+data23 = coerced22;
+if(data21 !== undefined){
+data21["rps"] = coerced22;
+}
+}
+}
+if(errors === _errs68){
+if(typeof data23 == "number"){
+if(data23 < 1 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data23}];
+return false;
+}
+}
+}
+var valid8 = _errs68 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data21.tpm !== undefined){
+let data24 = data21.tpm;
+const _errs70 = errors;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+let dataType23 = typeof data24;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 === "boolean" || data24 === null
+              || (dataType23 === "string" && data24 && data24 == +data24 && !(data24 % 1))){
+coerced23 = +data24;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data24}];
+return false;
+}
+}
+if(coerced23 !== undefined){
+data24 = coerced23;
+if(data21 !== undefined){
+data21["tpm"] = coerced23;
+}
+}
+}
+if(errors === _errs70){
+if(typeof data24 == "number"){
+if(data24 < 1 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data24}];
+return false;
+}
+}
+}
+var valid8 = _errs70 === errors;
+}
+else {
+var valid8 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data21}];
+return false;
 }
 }
 var valid7 = _errs63 === errors;
@@ -1095,314 +1222,199 @@ else {
 var valid7 = true;
 }
 if(valid7){
-if(data20.rps !== undefined){
-let data22 = data20.rps;
-const _errs65 = errors;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-let dataType22 = typeof data22;
-let coerced22 = undefined;
-if(!(coerced22 !== undefined)){
-if(dataType22 === "boolean" || data22 === null
-              || (dataType22 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
-coerced22 = +data22;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data22}];
-return false;
-}
-}
-if(coerced22 !== undefined){
-data22 = coerced22;
-if(data20 !== undefined){
-data20["rps"] = coerced22;
-}
-}
-}
-if(errors === _errs65){
-if(typeof data22 == "number"){
-if(data22 < 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data22}];
-return false;
-}
-}
-}
-var valid7 = _errs65 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data20.tpm !== undefined){
-let data23 = data20.tpm;
-const _errs67 = errors;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-let dataType23 = typeof data23;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 === "boolean" || data23 === null
-              || (dataType23 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
-coerced23 = +data23;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data23}];
-return false;
-}
-}
-if(coerced23 !== undefined){
-data23 = coerced23;
-if(data20 !== undefined){
-data20["tpm"] = coerced23;
-}
-}
-}
-if(errors === _errs67){
-if(typeof data23 == "number"){
-if(data23 < 1 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data23}];
-return false;
-}
-}
-}
-var valid7 = _errs67 === errors;
-}
-else {
-var valid7 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data20}];
-return false;
-}
-}
-var valid5 = _errs60 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data15.account !== undefined){
-let data24 = data15.account;
-const _errs69 = errors;
-if(errors === _errs69){
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-const _errs71 = errors;
-for(const key6 in data24){
-if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data24}];
+if(data20.ip !== undefined){
+let data25 = data20.ip;
+const _errs72 = errors;
+if(errors === _errs72){
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+const _errs74 = errors;
+for(const key7 in data25){
+if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data25}];
 return false;
 break;
 }
 }
-if(_errs71 === errors){
-if(data24.rpm !== undefined){
-let data25 = data24.rpm;
-const _errs72 = errors;
-if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
-let dataType24 = typeof data25;
+if(_errs74 === errors){
+if(data25.rpm !== undefined){
+let data26 = data25.rpm;
+const _errs75 = errors;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+let dataType24 = typeof data26;
 let coerced24 = undefined;
 if(!(coerced24 !== undefined)){
-if(dataType24 === "boolean" || data25 === null
-              || (dataType24 === "string" && data25 && data25 == +data25 && !(data25 % 1))){
-coerced24 = +data25;
+if(dataType24 === "boolean" || data26 === null
+              || (dataType24 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
+coerced24 = +data26;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data26}];
 return false;
 }
 }
 if(coerced24 !== undefined){
-data25 = coerced24;
-if(data24 !== undefined){
-data24["rpm"] = coerced24;
+data26 = coerced24;
+if(data25 !== undefined){
+data25["rpm"] = coerced24;
 }
 }
 }
-if(errors === _errs72){
-if(typeof data25 == "number"){
-if(data25 < 1 || isNaN(data25)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data25}];
-return false;
-}
-}
-}
-var valid8 = _errs72 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data24.rps !== undefined){
-let data26 = data24.rps;
-const _errs74 = errors;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-let dataType25 = typeof data26;
-let coerced25 = undefined;
-if(!(coerced25 !== undefined)){
-if(dataType25 === "boolean" || data26 === null
-              || (dataType25 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
-coerced25 = +data26;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data26}];
-return false;
-}
-}
-if(coerced25 !== undefined){
-data26 = coerced25;
-if(data24 !== undefined){
-data24["rps"] = coerced25;
-}
-}
-}
-if(errors === _errs74){
+if(errors === _errs75){
 if(typeof data26 == "number"){
 if(data26 < 1 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data26}];
 return false;
 }
 }
 }
-var valid8 = _errs74 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data24.tpm !== undefined){
-let data27 = data24.tpm;
-const _errs76 = errors;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-let dataType26 = typeof data27;
-let coerced26 = undefined;
-if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data27 === null
-              || (dataType26 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
-coerced26 = +data27;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data27}];
-return false;
-}
-}
-if(coerced26 !== undefined){
-data27 = coerced26;
-if(data24 !== undefined){
-data24["tpm"] = coerced26;
-}
-}
-}
-if(errors === _errs76){
-if(typeof data27 == "number"){
-if(data27 < 1 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data27}];
-return false;
-}
-}
-}
-var valid8 = _errs76 === errors;
-}
-else {
-var valid8 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data24}];
-return false;
-}
-}
-var valid5 = _errs69 === errors;
-}
-else {
-var valid5 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data15}];
-return false;
-}
-}
-var valid0 = _errs48 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.failover !== undefined){
-let data28 = data.failover;
-const _errs78 = errors;
-if(errors === _errs78){
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-const _errs80 = errors;
-for(const key7 in data28){
-if(!((key7 === "max_attempts") || (key7 === "retry_on_status"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data28}];
-return false;
-break;
-}
-}
-if(_errs80 === errors){
-if(data28.max_attempts !== undefined){
-let data29 = data28.max_attempts;
-const _errs81 = errors;
-if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
-let dataType27 = typeof data29;
-let coerced27 = undefined;
-if(!(coerced27 !== undefined)){
-if(dataType27 === "boolean" || data29 === null
-              || (dataType27 === "string" && data29 && data29 == +data29 && !(data29 % 1))){
-coerced27 = +data29;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
-return false;
-}
-}
-if(coerced27 !== undefined){
-data29 = coerced27;
-if(data28 !== undefined){
-data28["max_attempts"] = coerced27;
-}
-}
-}
-if(errors === _errs81){
-if(typeof data29 == "number"){
-if(data29 > 20 || isNaN(data29)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
-return false;
-}
-else {
-if(data29 < 1 || isNaN(data29)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data29}];
-return false;
-}
-}
-}
-}
-var valid9 = _errs81 === errors;
+var valid9 = _errs75 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data28.retry_on_status !== undefined){
-let data30 = data28.retry_on_status;
+if(data25.rps !== undefined){
+let data27 = data25.rps;
+const _errs77 = errors;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+let dataType25 = typeof data27;
+let coerced25 = undefined;
+if(!(coerced25 !== undefined)){
+if(dataType25 === "boolean" || data27 === null
+              || (dataType25 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
+coerced25 = +data27;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data27}];
+return false;
+}
+}
+if(coerced25 !== undefined){
+data27 = coerced25;
+if(data25 !== undefined){
+data25["rps"] = coerced25;
+}
+}
+}
+if(errors === _errs77){
+if(typeof data27 == "number"){
+if(data27 < 1 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data27}];
+return false;
+}
+}
+}
+var valid9 = _errs77 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data25.tpm !== undefined){
+let data28 = data25.tpm;
+const _errs79 = errors;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+let dataType26 = typeof data28;
+let coerced26 = undefined;
+if(!(coerced26 !== undefined)){
+if(dataType26 === "boolean" || data28 === null
+              || (dataType26 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
+coerced26 = +data28;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data28}];
+return false;
+}
+}
+if(coerced26 !== undefined){
+data28 = coerced26;
+if(data25 !== undefined){
+data25["tpm"] = coerced26;
+}
+}
+}
+if(errors === _errs79){
+if(typeof data28 == "number"){
+if(data28 < 1 || isNaN(data28)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data28}];
+return false;
+}
+}
+}
+var valid9 = _errs79 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data25}];
+return false;
+}
+}
+var valid7 = _errs72 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data20.account !== undefined){
+let data29 = data20.account;
+const _errs81 = errors;
+if(errors === _errs81){
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 const _errs83 = errors;
-if(errors === _errs83){
-if(Array.isArray(data30)){
+for(const key8 in data29){
+if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data29}];
+return false;
+break;
+}
+}
+if(_errs83 === errors){
+if(data29.rpm !== undefined){
+let data30 = data29.rpm;
+const _errs84 = errors;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+let dataType27 = typeof data30;
+let coerced27 = undefined;
+if(!(coerced27 !== undefined)){
+if(dataType27 === "boolean" || data30 === null
+              || (dataType27 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
+coerced27 = +data30;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data30}];
+return false;
+}
+}
+if(coerced27 !== undefined){
+data30 = coerced27;
+if(data29 !== undefined){
+data29["rpm"] = coerced27;
+}
+}
+}
+if(errors === _errs84){
+if(typeof data30 == "number"){
+if(data30 < 1 || isNaN(data30)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data30}];
+return false;
+}
+}
+}
+var valid10 = _errs84 === errors;
+}
+else {
 var valid10 = true;
-const len1 = data30.length;
-for(let i1=0; i1<len1; i1++){
-let data31 = data30[i1];
-const _errs85 = errors;
+}
+if(valid10){
+if(data29.rps !== undefined){
+let data31 = data29.rps;
+const _errs86 = errors;
 if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
 let dataType28 = typeof data31;
 let coerced28 = undefined;
@@ -1412,115 +1424,113 @@ if(dataType28 === "boolean" || data31 === null
 coerced28 = +data31;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data31}];
 return false;
 }
 }
 if(coerced28 !== undefined){
 data31 = coerced28;
-if(data30 !== undefined){
-data30[i1] = coerced28;
+if(data29 !== undefined){
+data29["rps"] = coerced28;
 }
 }
 }
-if(errors === _errs85){
+if(errors === _errs86){
 if(typeof data31 == "number"){
-if(data31 > 599 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
-return false;
-}
-else {
-if(data31 < 400 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data31}];
+if(data31 < 1 || isNaN(data31)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data31}];
 return false;
 }
 }
 }
-}
-var valid10 = _errs85 === errors;
-if(!valid10){
-break;
-}
-}
+var valid10 = _errs86 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data30}];
+var valid10 = true;
+}
+if(valid10){
+if(data29.tpm !== undefined){
+let data32 = data29.tpm;
+const _errs88 = errors;
+if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
+let dataType29 = typeof data32;
+let coerced29 = undefined;
+if(!(coerced29 !== undefined)){
+if(dataType29 === "boolean" || data32 === null
+              || (dataType29 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
+coerced29 = +data32;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data32}];
 return false;
 }
 }
-var valid9 = _errs83 === errors;
-}
-else {
-var valid9 = true;
-}
-}
+if(coerced29 !== undefined){
+data32 = coerced29;
+if(data29 !== undefined){
+data29["tpm"] = coerced29;
 }
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data28}];
+}
+if(errors === _errs88){
+if(typeof data32 == "number"){
+if(data32 < 1 || isNaN(data32)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data32}];
 return false;
 }
 }
-var valid0 = _errs78 === errors;
+}
+var valid10 = _errs88 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data29}];
+return false;
+}
+}
+var valid7 = _errs81 === errors;
+}
+else {
+var valid7 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data20}];
+return false;
+}
+}
+var valid0 = _errs60 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.timeouts !== undefined){
-let data32 = data.timeouts;
-const _errs87 = errors;
-if(errors === _errs87){
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-const _errs89 = errors;
-for(const key8 in data32){
-if(!((((key8 === "connect_ms") || (key8 === "first_byte_ms")) || (key8 === "idle_ms")) || (key8 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data32}];
+if(data.failover !== undefined){
+let data33 = data.failover;
+const _errs90 = errors;
+if(errors === _errs90){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+const _errs92 = errors;
+for(const key9 in data33){
+if(!((key9 === "max_attempts") || (key9 === "retry_on_status"))){
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data33}];
 return false;
 break;
 }
 }
-if(_errs89 === errors){
-if(data32.connect_ms !== undefined){
-let data33 = data32.connect_ms;
-const _errs90 = errors;
-if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
-let dataType29 = typeof data33;
-let coerced29 = undefined;
-if(!(coerced29 !== undefined)){
-if(dataType29 === "boolean" || data33 === null
-              || (dataType29 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
-coerced29 = +data33;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data33}];
-return false;
-}
-}
-if(coerced29 !== undefined){
-data33 = coerced29;
-if(data32 !== undefined){
-data32["connect_ms"] = coerced29;
-}
-}
-}
-if(errors === _errs90){
-if(typeof data33 == "number"){
-if(data33 < 1 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data33}];
-return false;
-}
-}
-}
-var valid11 = _errs90 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data32.first_byte_ms !== undefined){
-let data34 = data32.first_byte_ms;
-const _errs92 = errors;
+if(_errs92 === errors){
+if(data33.max_attempts !== undefined){
+let data34 = data33.max_attempts;
+const _errs93 = errors;
 if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
 let dataType30 = typeof data34;
 let coerced30 = undefined;
@@ -1530,237 +1540,238 @@ if(dataType30 === "boolean" || data34 === null
 coerced30 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
 return false;
 }
 }
 if(coerced30 !== undefined){
 data34 = coerced30;
-if(data32 !== undefined){
-data32["first_byte_ms"] = coerced30;
+if(data33 !== undefined){
+data33["max_attempts"] = coerced30;
 }
 }
 }
-if(errors === _errs92){
+if(errors === _errs93){
 if(typeof data34 == "number"){
+if(data34 > 20 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
+return false;
+}
+else {
 if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
 return false;
 }
 }
 }
-var valid11 = _errs92 === errors;
+}
+var valid11 = _errs93 === errors;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data32.idle_ms !== undefined){
-let data35 = data32.idle_ms;
-const _errs94 = errors;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
-let dataType31 = typeof data35;
+if(data33.retry_on_status !== undefined){
+let data35 = data33.retry_on_status;
+const _errs95 = errors;
+if(errors === _errs95){
+if(Array.isArray(data35)){
+var valid12 = true;
+const len1 = data35.length;
+for(let i1=0; i1<len1; i1++){
+let data36 = data35[i1];
+const _errs97 = errors;
+if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+let dataType31 = typeof data36;
 let coerced31 = undefined;
 if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data35 === null
-              || (dataType31 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
-coerced31 = +data35;
+if(dataType31 === "boolean" || data36 === null
+              || (dataType31 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
+coerced31 = +data36;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
 return false;
 }
 }
 if(coerced31 !== undefined){
-data35 = coerced31;
-if(data32 !== undefined){
-data32["idle_ms"] = coerced31;
+data36 = coerced31;
+if(data35 !== undefined){
+data35[i1] = coerced31;
 }
 }
 }
-if(errors === _errs94){
-if(typeof data35 == "number"){
-if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data35}];
+if(errors === _errs97){
+if(typeof data36 == "number"){
+if(data36 > 599 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+return false;
+}
+else {
+if(data36 < 400 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
 return false;
 }
 }
 }
-var valid11 = _errs94 === errors;
+}
+var valid12 = _errs97 === errors;
+if(!valid12){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data35}];
+return false;
+}
+}
+var valid11 = _errs95 === errors;
 }
 else {
 var valid11 = true;
 }
-if(valid11){
-if(data32.total_ms !== undefined){
-let data36 = data32.total_ms;
-const _errs96 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
-let dataType32 = typeof data36;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data36 === null
-              || (dataType32 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
-coerced32 = +data36;
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data33}];
+return false;
+}
+}
+var valid0 = _errs90 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timeouts !== undefined){
+let data37 = data.timeouts;
+const _errs99 = errors;
+if(errors === _errs99){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+const _errs101 = errors;
+for(const key10 in data37){
+if(!((((key10 === "connect_ms") || (key10 === "first_byte_ms")) || (key10 === "idle_ms")) || (key10 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data37}];
+return false;
+break;
+}
+}
+if(_errs101 === errors){
+if(data37.connect_ms !== undefined){
+let data38 = data37.connect_ms;
+const _errs102 = errors;
+if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+let dataType32 = typeof data38;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 === "boolean" || data38 === null
+              || (dataType32 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
+coerced32 = +data38;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data38}];
 return false;
 }
 }
 if(coerced32 !== undefined){
-data36 = coerced32;
-if(data32 !== undefined){
-data32["total_ms"] = coerced32;
+data38 = coerced32;
+if(data37 !== undefined){
+data37["connect_ms"] = coerced32;
 }
 }
 }
-if(errors === _errs96){
-if(typeof data36 == "number"){
-if(data36 < 1 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data36}];
+if(errors === _errs102){
+if(typeof data38 == "number"){
+if(data38 < 1 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data38}];
 return false;
 }
 }
 }
-var valid11 = _errs96 === errors;
+var valid13 = _errs102 === errors;
 }
 else {
-var valid11 = true;
+var valid13 = true;
 }
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data32}];
-return false;
-}
-}
-var valid0 = _errs87 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.node_replies !== undefined){
-let data37 = data.node_replies;
-const _errs98 = errors;
-if(errors === _errs98){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-const _errs100 = errors;
-for(const key9 in data37){
-if(!((key9 === "max_json_bytes") || (key9 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data37}];
-return false;
-break;
-}
-}
-if(_errs100 === errors){
-if(data37.max_json_bytes !== undefined){
-let data38 = data37.max_json_bytes;
-const _errs101 = errors;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
-let dataType33 = typeof data38;
+if(valid13){
+if(data37.first_byte_ms !== undefined){
+let data39 = data37.first_byte_ms;
+const _errs104 = errors;
+if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+let dataType33 = typeof data39;
 let coerced33 = undefined;
 if(!(coerced33 !== undefined)){
-if(dataType33 === "boolean" || data38 === null
-              || (dataType33 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced33 = +data38;
+if(dataType33 === "boolean" || data39 === null
+              || (dataType33 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
+coerced33 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data39}];
 return false;
 }
 }
 if(coerced33 !== undefined){
-data38 = coerced33;
+data39 = coerced33;
 if(data37 !== undefined){
-data37["max_json_bytes"] = coerced33;
+data37["first_byte_ms"] = coerced33;
 }
 }
 }
-if(errors === _errs101){
-if(typeof data38 == "number"){
-if(data38 < 1024 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data38}];
+if(errors === _errs104){
+if(typeof data39 == "number"){
+if(data39 < 1 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data39}];
 return false;
 }
 }
 }
-var valid12 = _errs101 === errors;
+var valid13 = _errs104 === errors;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-if(valid12){
-if(data37.max_event_bytes !== undefined){
-let data39 = data37.max_event_bytes;
-const _errs103 = errors;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
-let dataType34 = typeof data39;
+if(valid13){
+if(data37.idle_ms !== undefined){
+let data40 = data37.idle_ms;
+const _errs106 = errors;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+let dataType34 = typeof data40;
 let coerced34 = undefined;
 if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data39 === null
-              || (dataType34 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
-coerced34 = +data39;
+if(dataType34 === "boolean" || data40 === null
+              || (dataType34 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
+coerced34 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data40}];
 return false;
 }
 }
 if(coerced34 !== undefined){
-data39 = coerced34;
+data40 = coerced34;
 if(data37 !== undefined){
-data37["max_event_bytes"] = coerced34;
+data37["idle_ms"] = coerced34;
 }
 }
 }
-if(errors === _errs103){
-if(typeof data39 == "number"){
-if(data39 < 1024 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data39}];
+if(errors === _errs106){
+if(typeof data40 == "number"){
+if(data40 < 1 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data40}];
 return false;
 }
 }
 }
-var valid12 = _errs103 === errors;
+var valid13 = _errs106 === errors;
 }
 else {
-var valid12 = true;
+var valid13 = true;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data37}];
-return false;
-}
-}
-var valid0 = _errs98 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.health !== undefined){
-let data40 = data.health;
-const _errs105 = errors;
-if(errors === _errs105){
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-const _errs107 = errors;
-for(const key10 in data40){
-if(!((((((key10 === "failure_threshold") || (key10 === "base_ejection_ms")) || (key10 === "max_ejection_ms")) || (key10 === "probe_interval_ms")) || (key10 === "probe_path")) || (key10 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data40}];
-return false;
-break;
-}
-}
-if(_errs107 === errors){
-if(data40.failure_threshold !== undefined){
-let data41 = data40.failure_threshold;
+if(valid13){
+if(data37.total_ms !== undefined){
+let data41 = data37.total_ms;
 const _errs108 = errors;
 if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
 let dataType35 = typeof data41;
@@ -1771,21 +1782,21 @@ if(dataType35 === "boolean" || data41 === null
 coerced35 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data41}];
 return false;
 }
 }
 if(coerced35 !== undefined){
 data41 = coerced35;
-if(data40 !== undefined){
-data40["failure_threshold"] = coerced35;
+if(data37 !== undefined){
+data37["total_ms"] = coerced35;
 }
 }
 }
 if(errors === _errs108){
 if(typeof data41 == "number"){
 if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data41}];
 return false;
 }
 }
@@ -1795,880 +1806,1047 @@ var valid13 = _errs108 === errors;
 else {
 var valid13 = true;
 }
-if(valid13){
-if(data40.base_ejection_ms !== undefined){
-let data42 = data40.base_ejection_ms;
-const _errs110 = errors;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
-let dataType36 = typeof data42;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data42 === null
-              || (dataType36 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
-coerced36 = +data42;
+}
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data37}];
+return false;
+}
+}
+var valid0 = _errs99 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.node_replies !== undefined){
+let data42 = data.node_replies;
+const _errs110 = errors;
+if(errors === _errs110){
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+const _errs112 = errors;
+for(const key11 in data42){
+if(!((key11 === "max_json_bytes") || (key11 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data42}];
+return false;
+break;
+}
+}
+if(_errs112 === errors){
+if(data42.max_json_bytes !== undefined){
+let data43 = data42.max_json_bytes;
+const _errs113 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+let dataType36 = typeof data43;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 === "boolean" || data43 === null
+              || (dataType36 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
+coerced36 = +data43;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data43}];
 return false;
 }
 }
 if(coerced36 !== undefined){
-data42 = coerced36;
-if(data40 !== undefined){
-data40["base_ejection_ms"] = coerced36;
+data43 = coerced36;
+if(data42 !== undefined){
+data42["max_json_bytes"] = coerced36;
 }
 }
 }
-if(errors === _errs110){
-if(typeof data42 == "number"){
-if(data42 < 1 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data42}];
+if(errors === _errs113){
+if(typeof data43 == "number"){
+if(data43 < 1024 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data43}];
 return false;
 }
 }
 }
-var valid13 = _errs110 === errors;
+var valid14 = _errs113 === errors;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
-if(data40.max_ejection_ms !== undefined){
-let data43 = data40.max_ejection_ms;
-const _errs112 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-let dataType37 = typeof data43;
+if(valid14){
+if(data42.max_event_bytes !== undefined){
+let data44 = data42.max_event_bytes;
+const _errs115 = errors;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+let dataType37 = typeof data44;
 let coerced37 = undefined;
 if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data43 === null
-              || (dataType37 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
-coerced37 = +data43;
+if(dataType37 === "boolean" || data44 === null
+              || (dataType37 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
+coerced37 = +data44;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data44}];
 return false;
 }
 }
 if(coerced37 !== undefined){
-data43 = coerced37;
-if(data40 !== undefined){
-data40["max_ejection_ms"] = coerced37;
+data44 = coerced37;
+if(data42 !== undefined){
+data42["max_event_bytes"] = coerced37;
 }
 }
 }
-if(errors === _errs112){
-if(typeof data43 == "number"){
-if(data43 < 1 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data43}];
+if(errors === _errs115){
+if(typeof data44 == "number"){
+if(data44 < 1024 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data44}];
 return false;
 }
 }
 }
-var valid13 = _errs112 === errors;
+var valid14 = _errs115 === errors;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
-if(data40.probe_interval_ms !== undefined){
-let data44 = data40.probe_interval_ms;
-const _errs114 = errors;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-let dataType38 = typeof data44;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data42}];
+return false;
+}
+}
+var valid0 = _errs110 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.health !== undefined){
+let data45 = data.health;
+const _errs117 = errors;
+if(errors === _errs117){
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+const _errs119 = errors;
+for(const key12 in data45){
+if(!((((((key12 === "failure_threshold") || (key12 === "base_ejection_ms")) || (key12 === "max_ejection_ms")) || (key12 === "probe_interval_ms")) || (key12 === "probe_path")) || (key12 === "probe_timeout_ms"))){
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data45}];
+return false;
+break;
+}
+}
+if(_errs119 === errors){
+if(data45.failure_threshold !== undefined){
+let data46 = data45.failure_threshold;
+const _errs120 = errors;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+let dataType38 = typeof data46;
 let coerced38 = undefined;
 if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data44 === null
-              || (dataType38 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
-coerced38 = +data44;
+if(dataType38 === "boolean" || data46 === null
+              || (dataType38 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
+coerced38 = +data46;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data46}];
 return false;
 }
 }
 if(coerced38 !== undefined){
-data44 = coerced38;
-if(data40 !== undefined){
-data40["probe_interval_ms"] = coerced38;
+data46 = coerced38;
+if(data45 !== undefined){
+data45["failure_threshold"] = coerced38;
 }
 }
 }
-if(errors === _errs114){
-if(typeof data44 == "number"){
-if(data44 < 0 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data44}];
+if(errors === _errs120){
+if(typeof data46 == "number"){
+if(data46 < 1 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data46}];
 return false;
 }
 }
 }
-var valid13 = _errs114 === errors;
+var valid15 = _errs120 === errors;
 }
 else {
-var valid13 = true;
+var valid15 = true;
 }
-if(valid13){
-if(data40.probe_path !== undefined){
-let data45 = data40.probe_path;
-const _errs116 = errors;
-if(typeof data45 !== "string"){
-let dataType39 = typeof data45;
+if(valid15){
+if(data45.base_ejection_ms !== undefined){
+let data47 = data45.base_ejection_ms;
+const _errs122 = errors;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+let dataType39 = typeof data47;
 let coerced39 = undefined;
 if(!(coerced39 !== undefined)){
-if(dataType39 == "number" || dataType39 == "boolean"){
-coerced39 = "" + data45;
-}
-else if(data45 === null){
-coerced39 = "";
+if(dataType39 === "boolean" || data47 === null
+              || (dataType39 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
+coerced39 = +data47;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data47}];
 return false;
 }
 }
 if(coerced39 !== undefined){
-data45 = coerced39;
-if(data40 !== undefined){
-data40["probe_path"] = coerced39;
+data47 = coerced39;
+if(data45 !== undefined){
+data45["base_ejection_ms"] = coerced39;
 }
 }
 }
-if(errors === _errs116){
-if(typeof data45 === "string"){
-if(!pattern2.test(data45)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data45}];
+if(errors === _errs122){
+if(typeof data47 == "number"){
+if(data47 < 1 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data47}];
 return false;
 }
 }
 }
-var valid13 = _errs116 === errors;
+var valid15 = _errs122 === errors;
 }
 else {
-var valid13 = true;
+var valid15 = true;
 }
-if(valid13){
-if(data40.probe_timeout_ms !== undefined){
-let data46 = data40.probe_timeout_ms;
-const _errs118 = errors;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-let dataType40 = typeof data46;
+if(valid15){
+if(data45.max_ejection_ms !== undefined){
+let data48 = data45.max_ejection_ms;
+const _errs124 = errors;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+let dataType40 = typeof data48;
 let coerced40 = undefined;
 if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data46 === null
-              || (dataType40 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
-coerced40 = +data46;
+if(dataType40 === "boolean" || data48 === null
+              || (dataType40 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
+coerced40 = +data48;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data48}];
 return false;
 }
 }
 if(coerced40 !== undefined){
-data46 = coerced40;
-if(data40 !== undefined){
-data40["probe_timeout_ms"] = coerced40;
+data48 = coerced40;
+if(data45 !== undefined){
+data45["max_ejection_ms"] = coerced40;
 }
 }
 }
-if(errors === _errs118){
-if(typeof data46 == "number"){
-if(data46 < 1 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data46}];
+if(errors === _errs124){
+if(typeof data48 == "number"){
+if(data48 < 1 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data48}];
 return false;
 }
 }
 }
-var valid13 = _errs118 === errors;
+var valid15 = _errs124 === errors;
 }
 else {
-var valid13 = true;
+var valid15 = true;
 }
-}
-}
-}
-}
-}
-}
+if(valid15){
+if(data45.probe_interval_ms !== undefined){
+let data49 = data45.probe_interval_ms;
+const _errs126 = errors;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+let dataType41 = typeof data49;
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(dataType41 === "boolean" || data49 === null
+              || (dataType41 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
+coerced41 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data49}];
 return false;
 }
 }
-var valid0 = _errs105 === errors;
+if(coerced41 !== undefined){
+data49 = coerced41;
+if(data45 !== undefined){
+data45["probe_interval_ms"] = coerced41;
+}
+}
+}
+if(errors === _errs126){
+if(typeof data49 == "number"){
+if(data49 < 0 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data49}];
+return false;
+}
+}
+}
+var valid15 = _errs126 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data45.probe_path !== undefined){
+let data50 = data45.probe_path;
+const _errs128 = errors;
+if(typeof data50 !== "string"){
+let dataType42 = typeof data50;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 == "number" || dataType42 == "boolean"){
+coerced42 = "" + data50;
+}
+else if(data50 === null){
+coerced42 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data50}];
+return false;
+}
+}
+if(coerced42 !== undefined){
+data50 = coerced42;
+if(data45 !== undefined){
+data45["probe_path"] = coerced42;
+}
+}
+}
+if(errors === _errs128){
+if(typeof data50 === "string"){
+if(!pattern2.test(data50)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data50}];
+return false;
+}
+}
+}
+var valid15 = _errs128 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data45.probe_timeout_ms !== undefined){
+let data51 = data45.probe_timeout_ms;
+const _errs130 = errors;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+let dataType43 = typeof data51;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 === "boolean" || data51 === null
+              || (dataType43 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced43 = +data51;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data51}];
+return false;
+}
+}
+if(coerced43 !== undefined){
+data51 = coerced43;
+if(data45 !== undefined){
+data45["probe_timeout_ms"] = coerced43;
+}
+}
+}
+if(errors === _errs130){
+if(typeof data51 == "number"){
+if(data51 < 1 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data51}];
+return false;
+}
+}
+}
+var valid15 = _errs130 === errors;
+}
+else {
+var valid15 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data45}];
+return false;
+}
+}
+var valid0 = _errs117 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data47 = data.http;
-const _errs120 = errors;
-if(errors === _errs120){
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-const _errs122 = errors;
-for(const key11 in data47){
-if(!(func2.call(schema11.properties.http.properties, key11))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data47}];
+let data52 = data.http;
+const _errs132 = errors;
+if(errors === _errs132){
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+const _errs134 = errors;
+for(const key13 in data52){
+if(!(func2.call(schema11.properties.http.properties, key13))){
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data52}];
 return false;
 break;
 }
 }
-if(_errs122 === errors){
-if(data47.body_limit_bytes !== undefined){
-let data48 = data47.body_limit_bytes;
-const _errs123 = errors;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-let dataType41 = typeof data48;
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(dataType41 === "boolean" || data48 === null
-              || (dataType41 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
-coerced41 = +data48;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data48}];
-return false;
-}
-}
-if(coerced41 !== undefined){
-data48 = coerced41;
-if(data47 !== undefined){
-data47["body_limit_bytes"] = coerced41;
-}
-}
-}
-if(errors === _errs123){
-if(typeof data48 == "number"){
-if(data48 < 1024 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data48}];
-return false;
-}
-}
-}
-var valid14 = _errs123 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.sse_keepalive_ms !== undefined){
-let data49 = data47.sse_keepalive_ms;
-const _errs125 = errors;
-if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
-let dataType42 = typeof data49;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 === "boolean" || data49 === null
-              || (dataType42 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
-coerced42 = +data49;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data49}];
-return false;
-}
-}
-if(coerced42 !== undefined){
-data49 = coerced42;
-if(data47 !== undefined){
-data47["sse_keepalive_ms"] = coerced42;
-}
-}
-}
-if(errors === _errs125){
-if(typeof data49 == "number"){
-if(data49 < 100 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data49}];
-return false;
-}
-}
-}
-var valid14 = _errs125 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.headers_timeout_ms !== undefined){
-let data50 = data47.headers_timeout_ms;
-const _errs127 = errors;
-if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
-let dataType43 = typeof data50;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data50 === null
-              || (dataType43 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
-coerced43 = +data50;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data50}];
-return false;
-}
-}
-if(coerced43 !== undefined){
-data50 = coerced43;
-if(data47 !== undefined){
-data47["headers_timeout_ms"] = coerced43;
-}
-}
-}
-if(errors === _errs127){
-if(typeof data50 == "number"){
-if(data50 < 100 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data50}];
-return false;
-}
-}
-}
-var valid14 = _errs127 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.request_timeout_ms !== undefined){
-let data51 = data47.request_timeout_ms;
-const _errs129 = errors;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-let dataType44 = typeof data51;
+if(_errs134 === errors){
+if(data52.body_limit_bytes !== undefined){
+let data53 = data52.body_limit_bytes;
+const _errs135 = errors;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+let dataType44 = typeof data53;
 let coerced44 = undefined;
 if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data51 === null
-              || (dataType44 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
-coerced44 = +data51;
+if(dataType44 === "boolean" || data53 === null
+              || (dataType44 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced44 = +data53;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data53}];
 return false;
 }
 }
 if(coerced44 !== undefined){
-data51 = coerced44;
-if(data47 !== undefined){
-data47["request_timeout_ms"] = coerced44;
-}
-}
-}
-if(errors === _errs129){
-if(typeof data51 == "number"){
-if(data51 < 0 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data51}];
-return false;
-}
-}
-}
-var valid14 = _errs129 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.body_idle_timeout_ms !== undefined){
-let data52 = data47.body_idle_timeout_ms;
-const _errs131 = errors;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-let dataType45 = typeof data52;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data52 === null
-              || (dataType45 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
-coerced45 = +data52;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data52}];
-return false;
-}
-}
-if(coerced45 !== undefined){
-data52 = coerced45;
-if(data47 !== undefined){
-data47["body_idle_timeout_ms"] = coerced45;
-}
-}
-}
-if(errors === _errs131){
-if(typeof data52 == "number"){
-if(data52 < 100 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data52}];
-return false;
-}
-}
-}
-var valid14 = _errs131 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.keep_alive_timeout_ms !== undefined){
-let data53 = data47.keep_alive_timeout_ms;
-const _errs133 = errors;
-if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
-let dataType46 = typeof data53;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data53 === null
-              || (dataType46 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
-coerced46 = +data53;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data53}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data53 = coerced46;
-if(data47 !== undefined){
-data47["keep_alive_timeout_ms"] = coerced46;
-}
-}
-}
-if(errors === _errs133){
-if(typeof data53 == "number"){
-if(data53 < 0 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data53}];
-return false;
-}
-}
-}
-var valid14 = _errs133 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data47.max_connections !== undefined){
-let data54 = data47.max_connections;
-const _errs135 = errors;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-let dataType47 = typeof data54;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 === "boolean" || data54 === null
-              || (dataType47 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced47 = +data54;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data54}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data54 = coerced47;
-if(data47 !== undefined){
-data47["max_connections"] = coerced47;
+data53 = coerced44;
+if(data52 !== undefined){
+data52["body_limit_bytes"] = coerced44;
 }
 }
 }
 if(errors === _errs135){
-if(typeof data54 == "number"){
-if(data54 < 0 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data54}];
+if(typeof data53 == "number"){
+if(data53 < 1024 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data53}];
 return false;
 }
 }
 }
-var valid14 = _errs135 === errors;
+var valid16 = _errs135 === errors;
 }
 else {
-var valid14 = true;
+var valid16 = true;
 }
-if(valid14){
-if(data47.listen_backlog !== undefined){
-let data55 = data47.listen_backlog;
+if(valid16){
+if(data52.sse_keepalive_ms !== undefined){
+let data54 = data52.sse_keepalive_ms;
 const _errs137 = errors;
-if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
-let dataType48 = typeof data55;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 === "boolean" || data55 === null
-              || (dataType48 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
-coerced48 = +data55;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+let dataType45 = typeof data54;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 === "boolean" || data54 === null
+              || (dataType45 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced45 = +data54;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data54}];
 return false;
 }
 }
-if(coerced48 !== undefined){
-data55 = coerced48;
-if(data47 !== undefined){
-data47["listen_backlog"] = coerced48;
+if(coerced45 !== undefined){
+data54 = coerced45;
+if(data52 !== undefined){
+data52["sse_keepalive_ms"] = coerced45;
 }
 }
 }
 if(errors === _errs137){
-if(typeof data55 == "number"){
-if(data55 < 1 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data55}];
+if(typeof data54 == "number"){
+if(data54 < 100 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data54}];
 return false;
 }
 }
 }
-var valid14 = _errs137 === errors;
+var valid16 = _errs137 === errors;
 }
 else {
-var valid14 = true;
+var valid16 = true;
 }
-if(valid14){
-if(data47.max_messages !== undefined){
-let data56 = data47.max_messages;
+if(valid16){
+if(data52.headers_timeout_ms !== undefined){
+let data55 = data52.headers_timeout_ms;
 const _errs139 = errors;
-if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
-let dataType49 = typeof data56;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 === "boolean" || data56 === null
-              || (dataType49 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
-coerced49 = +data56;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+let dataType46 = typeof data55;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data55 === null
+              || (dataType46 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
+coerced46 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data55}];
 return false;
 }
 }
-if(coerced49 !== undefined){
-data56 = coerced49;
-if(data47 !== undefined){
-data47["max_messages"] = coerced49;
+if(coerced46 !== undefined){
+data55 = coerced46;
+if(data52 !== undefined){
+data52["headers_timeout_ms"] = coerced46;
 }
 }
 }
 if(errors === _errs139){
-if(typeof data56 == "number"){
-if(data56 < 1 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data56}];
+if(typeof data55 == "number"){
+if(data55 < 100 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data55}];
 return false;
 }
 }
 }
-var valid14 = _errs139 === errors;
+var valid16 = _errs139 === errors;
 }
 else {
-var valid14 = true;
+var valid16 = true;
 }
-if(valid14){
-if(data47.max_choices !== undefined){
-let data57 = data47.max_choices;
+if(valid16){
+if(data52.request_timeout_ms !== undefined){
+let data56 = data52.request_timeout_ms;
 const _errs141 = errors;
-if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
-let dataType50 = typeof data57;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 === "boolean" || data57 === null
-              || (dataType50 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
-coerced50 = +data57;
+if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
+let dataType47 = typeof data56;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data56 === null
+              || (dataType47 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+coerced47 = +data56;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data56}];
 return false;
 }
 }
-if(coerced50 !== undefined){
-data57 = coerced50;
-if(data47 !== undefined){
-data47["max_choices"] = coerced50;
+if(coerced47 !== undefined){
+data56 = coerced47;
+if(data52 !== undefined){
+data52["request_timeout_ms"] = coerced47;
 }
 }
 }
 if(errors === _errs141){
-if(typeof data57 == "number"){
-if(data57 > 128 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data57}];
-return false;
-}
-else {
-if(data57 < 1 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data57}];
+if(typeof data56 == "number"){
+if(data56 < 0 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data56}];
 return false;
 }
 }
 }
-}
-var valid14 = _errs141 === errors;
+var valid16 = _errs141 === errors;
 }
 else {
-var valid14 = true;
+var valid16 = true;
 }
-if(valid14){
-if(data47.max_json_depth !== undefined){
-let data58 = data47.max_json_depth;
+if(valid16){
+if(data52.body_idle_timeout_ms !== undefined){
+let data57 = data52.body_idle_timeout_ms;
 const _errs143 = errors;
-if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
-let dataType51 = typeof data58;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 === "boolean" || data58 === null
-              || (dataType51 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
-coerced51 = +data58;
+if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
+let dataType48 = typeof data57;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 === "boolean" || data57 === null
+              || (dataType48 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
+coerced48 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data57}];
 return false;
 }
 }
-if(coerced51 !== undefined){
-data58 = coerced51;
-if(data47 !== undefined){
-data47["max_json_depth"] = coerced51;
+if(coerced48 !== undefined){
+data57 = coerced48;
+if(data52 !== undefined){
+data52["body_idle_timeout_ms"] = coerced48;
 }
 }
 }
 if(errors === _errs143){
-if(typeof data58 == "number"){
-if(data58 > 1000 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data58}];
-return false;
-}
-else {
-if(data58 < 2 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data58}];
+if(typeof data57 == "number"){
+if(data57 < 100 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data57}];
 return false;
 }
 }
 }
-}
-var valid14 = _errs143 === errors;
+var valid16 = _errs143 === errors;
 }
 else {
-var valid14 = true;
+var valid16 = true;
 }
-if(valid14){
-if(data47.max_body_bytes_in_flight !== undefined){
-let data59 = data47.max_body_bytes_in_flight;
+if(valid16){
+if(data52.keep_alive_timeout_ms !== undefined){
+let data58 = data52.keep_alive_timeout_ms;
 const _errs145 = errors;
-if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
-let dataType52 = typeof data59;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 === "boolean" || data59 === null
-              || (dataType52 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
-coerced52 = +data59;
+if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
+let dataType49 = typeof data58;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 === "boolean" || data58 === null
+              || (dataType49 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced49 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data58}];
 return false;
 }
 }
-if(coerced52 !== undefined){
-data59 = coerced52;
-if(data47 !== undefined){
-data47["max_body_bytes_in_flight"] = coerced52;
+if(coerced49 !== undefined){
+data58 = coerced49;
+if(data52 !== undefined){
+data52["keep_alive_timeout_ms"] = coerced49;
 }
 }
 }
 if(errors === _errs145){
-if(typeof data59 == "number"){
-if(data59 < 1024 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data59}];
+if(typeof data58 == "number"){
+if(data58 < 0 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data58}];
 return false;
 }
 }
 }
-var valid14 = _errs145 === errors;
+var valid16 = _errs145 === errors;
 }
 else {
-var valid14 = true;
+var valid16 = true;
 }
-if(valid14){
-if(data47.max_body_bytes_in_flight_per_key !== undefined){
-let data60 = data47.max_body_bytes_in_flight_per_key;
+if(valid16){
+if(data52.max_connections !== undefined){
+let data59 = data52.max_connections;
 const _errs147 = errors;
-if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
-let dataType53 = typeof data60;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 === "boolean" || data60 === null
-              || (dataType53 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
-coerced53 = +data60;
+if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
+let dataType50 = typeof data59;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 === "boolean" || data59 === null
+              || (dataType50 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
+coerced50 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data59}];
 return false;
 }
 }
-if(coerced53 !== undefined){
-data60 = coerced53;
-if(data47 !== undefined){
-data47["max_body_bytes_in_flight_per_key"] = coerced53;
+if(coerced50 !== undefined){
+data59 = coerced50;
+if(data52 !== undefined){
+data52["max_connections"] = coerced50;
 }
 }
 }
 if(errors === _errs147){
-if(typeof data60 == "number"){
-if(data60 < 1024 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data60}];
+if(typeof data59 == "number"){
+if(data59 < 0 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data59}];
 return false;
 }
 }
 }
-var valid14 = _errs147 === errors;
+var valid16 = _errs147 === errors;
 }
 else {
-var valid14 = true;
+var valid16 = true;
 }
-if(valid14){
-if(data47.max_drain_bytes !== undefined){
-let data61 = data47.max_drain_bytes;
+if(valid16){
+if(data52.listen_backlog !== undefined){
+let data60 = data52.listen_backlog;
 const _errs149 = errors;
-if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
-let dataType54 = typeof data61;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 === "boolean" || data61 === null
-              || (dataType54 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
-coerced54 = +data61;
+if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
+let dataType51 = typeof data60;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 === "boolean" || data60 === null
+              || (dataType51 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
+coerced51 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data60}];
 return false;
 }
 }
-if(coerced54 !== undefined){
-data61 = coerced54;
-if(data47 !== undefined){
-data47["max_drain_bytes"] = coerced54;
+if(coerced51 !== undefined){
+data60 = coerced51;
+if(data52 !== undefined){
+data52["listen_backlog"] = coerced51;
 }
 }
 }
 if(errors === _errs149){
-if(typeof data61 == "number"){
-if(data61 < 0 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data61}];
+if(typeof data60 == "number"){
+if(data60 < 1 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data60}];
 return false;
 }
 }
 }
-var valid14 = _errs149 === errors;
+var valid16 = _errs149 === errors;
 }
 else {
-var valid14 = true;
+var valid16 = true;
 }
-if(valid14){
-if(data47.drain_timeout_ms !== undefined){
-let data62 = data47.drain_timeout_ms;
+if(valid16){
+if(data52.max_messages !== undefined){
+let data61 = data52.max_messages;
 const _errs151 = errors;
-if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
-let dataType55 = typeof data62;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data62 === null
-              || (dataType55 === "string" && data62 && data62 == +data62 && !(data62 % 1))){
-coerced55 = +data62;
+if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
+let dataType52 = typeof data61;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 === "boolean" || data61 === null
+              || (dataType52 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
+coerced52 = +data61;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data61}];
 return false;
 }
 }
-if(coerced55 !== undefined){
-data62 = coerced55;
-if(data47 !== undefined){
-data47["drain_timeout_ms"] = coerced55;
+if(coerced52 !== undefined){
+data61 = coerced52;
+if(data52 !== undefined){
+data52["max_messages"] = coerced52;
 }
 }
 }
 if(errors === _errs151){
+if(typeof data61 == "number"){
+if(data61 < 1 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data61}];
+return false;
+}
+}
+}
+var valid16 = _errs151 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data52.max_choices !== undefined){
+let data62 = data52.max_choices;
+const _errs153 = errors;
+if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
+let dataType53 = typeof data62;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 === "boolean" || data62 === null
+              || (dataType53 === "string" && data62 && data62 == +data62 && !(data62 % 1))){
+coerced53 = +data62;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data62}];
+return false;
+}
+}
+if(coerced53 !== undefined){
+data62 = coerced53;
+if(data52 !== undefined){
+data52["max_choices"] = coerced53;
+}
+}
+}
+if(errors === _errs153){
 if(typeof data62 == "number"){
-if(data62 < 0 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data62}];
+if(data62 > 128 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data62}];
+return false;
+}
+else {
+if(data62 < 1 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data62}];
 return false;
 }
 }
 }
-var valid14 = _errs151 === errors;
+}
+var valid16 = _errs153 === errors;
 }
 else {
-var valid14 = true;
+var valid16 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
+if(valid16){
+if(data52.max_json_depth !== undefined){
+let data63 = data52.max_json_depth;
+const _errs155 = errors;
+if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
+let dataType54 = typeof data63;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 === "boolean" || data63 === null
+              || (dataType54 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
+coerced54 = +data63;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data63}];
 return false;
 }
 }
-var valid0 = _errs120 === errors;
+if(coerced54 !== undefined){
+data63 = coerced54;
+if(data52 !== undefined){
+data52["max_json_depth"] = coerced54;
+}
+}
+}
+if(errors === _errs155){
+if(typeof data63 == "number"){
+if(data63 > 1000 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data63}];
+return false;
+}
+else {
+if(data63 < 2 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data63}];
+return false;
+}
+}
+}
+}
+var valid16 = _errs155 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data52.max_body_bytes_in_flight !== undefined){
+let data64 = data52.max_body_bytes_in_flight;
+const _errs157 = errors;
+if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
+let dataType55 = typeof data64;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 === "boolean" || data64 === null
+              || (dataType55 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
+coerced55 = +data64;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data64}];
+return false;
+}
+}
+if(coerced55 !== undefined){
+data64 = coerced55;
+if(data52 !== undefined){
+data52["max_body_bytes_in_flight"] = coerced55;
+}
+}
+}
+if(errors === _errs157){
+if(typeof data64 == "number"){
+if(data64 < 1024 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data64}];
+return false;
+}
+}
+}
+var valid16 = _errs157 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data52.max_body_bytes_in_flight_per_key !== undefined){
+let data65 = data52.max_body_bytes_in_flight_per_key;
+const _errs159 = errors;
+if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
+let dataType56 = typeof data65;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 === "boolean" || data65 === null
+              || (dataType56 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
+coerced56 = +data65;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data65}];
+return false;
+}
+}
+if(coerced56 !== undefined){
+data65 = coerced56;
+if(data52 !== undefined){
+data52["max_body_bytes_in_flight_per_key"] = coerced56;
+}
+}
+}
+if(errors === _errs159){
+if(typeof data65 == "number"){
+if(data65 < 1024 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data65}];
+return false;
+}
+}
+}
+var valid16 = _errs159 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data52.max_drain_bytes !== undefined){
+let data66 = data52.max_drain_bytes;
+const _errs161 = errors;
+if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
+let dataType57 = typeof data66;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 === "boolean" || data66 === null
+              || (dataType57 === "string" && data66 && data66 == +data66 && !(data66 % 1))){
+coerced57 = +data66;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data66}];
+return false;
+}
+}
+if(coerced57 !== undefined){
+data66 = coerced57;
+if(data52 !== undefined){
+data52["max_drain_bytes"] = coerced57;
+}
+}
+}
+if(errors === _errs161){
+if(typeof data66 == "number"){
+if(data66 < 0 || isNaN(data66)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data66}];
+return false;
+}
+}
+}
+var valid16 = _errs161 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data52.drain_timeout_ms !== undefined){
+let data67 = data52.drain_timeout_ms;
+const _errs163 = errors;
+if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
+let dataType58 = typeof data67;
+let coerced58 = undefined;
+if(!(coerced58 !== undefined)){
+if(dataType58 === "boolean" || data67 === null
+              || (dataType58 === "string" && data67 && data67 == +data67 && !(data67 % 1))){
+coerced58 = +data67;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data67}];
+return false;
+}
+}
+if(coerced58 !== undefined){
+data67 = coerced58;
+if(data52 !== undefined){
+data52["drain_timeout_ms"] = coerced58;
+}
+}
+}
+if(errors === _errs163){
+if(typeof data67 == "number"){
+if(data67 < 0 || isNaN(data67)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data67}];
+return false;
+}
+}
+}
+var valid16 = _errs163 === errors;
+}
+else {
+var valid16 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data52}];
+return false;
+}
+}
+var valid0 = _errs132 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data63 = data.log;
-const _errs153 = errors;
-if(errors === _errs153){
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-const _errs155 = errors;
-for(const key12 in data63){
-if(!((key12 === "bodies") || (key12 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data63}];
+let data68 = data.log;
+const _errs165 = errors;
+if(errors === _errs165){
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+const _errs167 = errors;
+for(const key14 in data68){
+if(!((key14 === "bodies") || (key14 === "format"))){
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data68}];
 return false;
 break;
 }
 }
-if(_errs155 === errors){
-if(data63.bodies !== undefined){
-let data64 = data63.bodies;
-const _errs156 = errors;
-if(typeof data64 !== "boolean"){
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(data64 === "false" || data64 === 0 || data64 === null){
-coerced56 = false;
+if(_errs167 === errors){
+if(data68.bodies !== undefined){
+let data69 = data68.bodies;
+const _errs168 = errors;
+if(typeof data69 !== "boolean"){
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(data69 === "false" || data69 === 0 || data69 === null){
+coerced59 = false;
 }
-else if(data64 === "true" || data64 === 1){
-coerced56 = true;
+else if(data69 === "true" || data69 === 1){
+coerced59 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data69}];
 return false;
 }
 }
-if(coerced56 !== undefined){
-data64 = coerced56;
-if(data63 !== undefined){
-data63["bodies"] = coerced56;
+if(coerced59 !== undefined){
+data69 = coerced59;
+if(data68 !== undefined){
+data68["bodies"] = coerced59;
 }
 }
 }
-var valid15 = _errs156 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data63.format !== undefined){
-let data65 = data63.format;
-const _errs158 = errors;
-const _errs159 = errors;
-let valid16 = false;
-const _errs160 = errors;
-if(typeof data65 !== "string"){
-let dataType57 = typeof data65;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 == "number" || dataType57 == "boolean"){
-coerced57 = "" + data65;
-}
-else if(data65 === null){
-coerced57 = "";
+var valid17 = _errs168 === errors;
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data65};
+var valid17 = true;
+}
+if(valid17){
+if(data68.format !== undefined){
+let data70 = data68.format;
+const _errs170 = errors;
+const _errs171 = errors;
+let valid18 = false;
+const _errs172 = errors;
+if(typeof data70 !== "string"){
+let dataType60 = typeof data70;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 == "number" || dataType60 == "boolean"){
+coerced60 = "" + data70;
+}
+else if(data70 === null){
+coerced60 = "";
+}
+else {
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data70};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2678,15 +2856,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced57 !== undefined){
-data65 = coerced57;
-if(data63 !== undefined){
-data63["format"] = coerced57;
+if(coerced60 !== undefined){
+data70 = coerced60;
+if(data68 !== undefined){
+data68["format"] = coerced60;
 }
 }
 }
-if("auto" !== data65){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data65};
+if("auto" !== data70){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data70};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2695,22 +2873,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs160 === errors;
-valid16 = valid16 || _valid1;
-if(!valid16){
-const _errs162 = errors;
-if(typeof data65 !== "string"){
-let dataType58 = typeof data65;
-let coerced58 = undefined;
-if(!(coerced58 !== undefined)){
-if(dataType58 == "number" || dataType58 == "boolean"){
-coerced58 = "" + data65;
+var _valid1 = _errs172 === errors;
+valid18 = valid18 || _valid1;
+if(!valid18){
+const _errs174 = errors;
+if(typeof data70 !== "string"){
+let dataType61 = typeof data70;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data70;
 }
-else if(data65 === null){
-coerced58 = "";
+else if(data70 === null){
+coerced61 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data65};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data70};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2720,15 +2898,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced58 !== undefined){
-data65 = coerced58;
-if(data63 !== undefined){
-data63["format"] = coerced58;
+if(coerced61 !== undefined){
+data70 = coerced61;
+if(data68 !== undefined){
+data68["format"] = coerced61;
 }
 }
 }
-if("json" !== data65){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data65};
+if("json" !== data70){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data70};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2737,22 +2915,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs162 === errors;
-valid16 = valid16 || _valid1;
-if(!valid16){
-const _errs164 = errors;
-if(typeof data65 !== "string"){
-let dataType59 = typeof data65;
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(dataType59 == "number" || dataType59 == "boolean"){
-coerced59 = "" + data65;
+var _valid1 = _errs174 === errors;
+valid18 = valid18 || _valid1;
+if(!valid18){
+const _errs176 = errors;
+if(typeof data70 !== "string"){
+let dataType62 = typeof data70;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data70;
 }
-else if(data65 === null){
-coerced59 = "";
+else if(data70 === null){
+coerced62 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data65};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data70};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2762,15 +2940,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced59 !== undefined){
-data65 = coerced59;
-if(data63 !== undefined){
-data63["format"] = coerced59;
+if(coerced62 !== undefined){
+data70 = coerced62;
+if(data68 !== undefined){
+data68["format"] = coerced62;
 }
 }
 }
-if("pretty" !== data65){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data65};
+if("pretty" !== data70){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data70};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2779,12 +2957,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs164 === errors;
-valid16 = valid16 || _valid1;
+var _valid1 = _errs176 === errors;
+valid18 = valid18 || _valid1;
 }
 }
-if(!valid16){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data65};
+if(!valid18){
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data70};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2796,258 +2974,199 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs159;
+errors = _errs171;
 if(vErrors !== null){
-if(_errs159){
-vErrors.length = _errs159;
+if(_errs171){
+vErrors.length = _errs171;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid15 = _errs158 === errors;
+var valid17 = _errs170 === errors;
 }
 else {
-var valid15 = true;
+var valid17 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data68}];
 return false;
 }
 }
-var valid0 = _errs153 === errors;
+var valid0 = _errs165 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data66 = data.metrics;
-const _errs166 = errors;
-if(errors === _errs166){
-if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
-const _errs168 = errors;
-for(const key13 in data66){
-if(!((key13 === "enabled") || (key13 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data66}];
-return false;
-break;
-}
-}
-if(_errs168 === errors){
-if(data66.enabled !== undefined){
-let data67 = data66.enabled;
-const _errs169 = errors;
-if(typeof data67 !== "boolean"){
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(data67 === "false" || data67 === 0 || data67 === null){
-coerced60 = false;
-}
-else if(data67 === "true" || data67 === 1){
-coerced60 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data67}];
-return false;
-}
-}
-if(coerced60 !== undefined){
-data67 = coerced60;
-if(data66 !== undefined){
-data66["enabled"] = coerced60;
-}
-}
-}
-var valid17 = _errs169 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data66.listen !== undefined){
-let data68 = data66.listen;
-const _errs171 = errors;
-if(errors === _errs171){
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-let missing1;
-if((data68.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data68}];
-return false;
-}
-else {
-const _errs173 = errors;
-for(const key14 in data68){
-if(!((key14 === "host") || (key14 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data68}];
-return false;
-break;
-}
-}
-if(_errs173 === errors){
-if(data68.host !== undefined){
-let data69 = data68.host;
-const _errs174 = errors;
-if(typeof data69 !== "string"){
-let dataType61 = typeof data69;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data69;
-}
-else if(data69 === null){
-coerced61 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data69}];
-return false;
-}
-}
-if(coerced61 !== undefined){
-data69 = coerced61;
-if(data68 !== undefined){
-data68["host"] = coerced61;
-}
-}
-}
-if(errors === _errs174){
-if(typeof data69 === "string"){
-if(func3(data69) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data69}];
-return false;
-}
-}
-}
-var valid18 = _errs174 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data68.port !== undefined){
-let data70 = data68.port;
-const _errs176 = errors;
-if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
-let dataType62 = typeof data70;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 === "boolean" || data70 === null
-              || (dataType62 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
-coerced62 = +data70;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data70}];
-return false;
-}
-}
-if(coerced62 !== undefined){
-data70 = coerced62;
-if(data68 !== undefined){
-data68["port"] = coerced62;
-}
-}
-}
-if(errors === _errs176){
-if(typeof data70 == "number"){
-if(data70 > 65535 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data70}];
-return false;
-}
-else {
-if(data70 < 0 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data70}];
-return false;
-}
-}
-}
-}
-var valid18 = _errs176 === errors;
-}
-else {
-var valid18 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data68}];
-return false;
-}
-}
-var valid17 = _errs171 === errors;
-}
-else {
-var valid17 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data66}];
-return false;
-}
-}
-var valid0 = _errs166 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.shutdown !== undefined){
-let data71 = data.shutdown;
+let data71 = data.metrics;
 const _errs178 = errors;
 if(errors === _errs178){
 if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
 const _errs180 = errors;
 for(const key15 in data71){
-if(!(key15 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data71}];
+if(!((key15 === "enabled") || (key15 === "listen"))){
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data71}];
 return false;
 break;
 }
 }
 if(_errs180 === errors){
-if(data71.grace_ms !== undefined){
-let data72 = data71.grace_ms;
+if(data71.enabled !== undefined){
+let data72 = data71.enabled;
 const _errs181 = errors;
-if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
-let dataType63 = typeof data72;
+if(typeof data72 !== "boolean"){
 let coerced63 = undefined;
 if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data72 === null
-              || (dataType63 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
-coerced63 = +data72;
+if(data72 === "false" || data72 === 0 || data72 === null){
+coerced63 = false;
+}
+else if(data72 === "true" || data72 === 1){
+coerced63 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data72}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data72 = coerced63;
 if(data71 !== undefined){
-data71["grace_ms"] = coerced63;
+data71["enabled"] = coerced63;
 }
 }
 }
-if(errors === _errs181){
-if(typeof data72 == "number"){
-if(data72 < 0 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data72}];
+var valid19 = _errs181 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data71.listen !== undefined){
+let data73 = data71.listen;
+const _errs183 = errors;
+if(errors === _errs183){
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+let missing1;
+if((data73.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data73}];
 return false;
 }
+else {
+const _errs185 = errors;
+for(const key16 in data73){
+if(!((key16 === "host") || (key16 === "port"))){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data73}];
+return false;
+break;
+}
+}
+if(_errs185 === errors){
+if(data73.host !== undefined){
+let data74 = data73.host;
+const _errs186 = errors;
+if(typeof data74 !== "string"){
+let dataType64 = typeof data74;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data74;
+}
+else if(data74 === null){
+coerced64 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data74}];
+return false;
+}
+}
+if(coerced64 !== undefined){
+data74 = coerced64;
+if(data73 !== undefined){
+data73["host"] = coerced64;
+}
+}
+}
+if(errors === _errs186){
+if(typeof data74 === "string"){
+if(func3(data74) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data74}];
+return false;
+}
+}
+}
+var valid20 = _errs186 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data73.port !== undefined){
+let data75 = data73.port;
+const _errs188 = errors;
+if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
+let dataType65 = typeof data75;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 === "boolean" || data75 === null
+              || (dataType65 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
+coerced65 = +data75;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data75}];
+return false;
+}
+}
+if(coerced65 !== undefined){
+data75 = coerced65;
+if(data73 !== undefined){
+data73["port"] = coerced65;
+}
+}
+}
+if(errors === _errs188){
+if(typeof data75 == "number"){
+if(data75 > 65535 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data75}];
+return false;
+}
+else {
+if(data75 < 0 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data75}];
+return false;
+}
+}
+}
+}
+var valid20 = _errs188 === errors;
+}
+else {
+var valid20 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data73}];
+return false;
+}
+}
+var valid19 = _errs183 === errors;
+}
+else {
+var valid19 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data71}];
 return false;
 }
 }
@@ -3057,101 +3176,160 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nodes !== undefined){
-let data73 = data.nodes;
-const _errs183 = errors;
-if(errors === _errs183){
-if(Array.isArray(data73)){
-if(data73.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data73}];
-return false;
-}
-else {
-var valid20 = true;
-const len2 = data73.length;
-for(let i2=0; i2<len2; i2++){
-let data74 = data73[i2];
-const _errs185 = errors;
-if(errors === _errs185){
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-let missing2;
-if(((data74.id === undefined) && (missing2 = "id")) || ((data74.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data74}];
-return false;
-}
-else {
-const _errs187 = errors;
-for(const key16 in data74){
-if(!(func2.call(schema11.properties.nodes.items.properties, key16))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data74}];
+if(data.shutdown !== undefined){
+let data76 = data.shutdown;
+const _errs190 = errors;
+if(errors === _errs190){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+const _errs192 = errors;
+for(const key17 in data76){
+if(!(key17 === "grace_ms")){
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data76}];
 return false;
 break;
 }
 }
-if(_errs187 === errors){
-if(data74.id !== undefined){
-let data75 = data74.id;
-const _errs188 = errors;
-if(typeof data75 !== "string"){
-let dataType64 = typeof data75;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data75;
-}
-else if(data75 === null){
-coerced64 = "";
+if(_errs192 === errors){
+if(data76.grace_ms !== undefined){
+let data77 = data76.grace_ms;
+const _errs193 = errors;
+if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
+let dataType66 = typeof data77;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 === "boolean" || data77 === null
+              || (dataType66 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
+coerced66 = +data77;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data77}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data75 = coerced64;
-if(data74 !== undefined){
-data74["id"] = coerced64;
+if(coerced66 !== undefined){
+data77 = coerced66;
+if(data76 !== undefined){
+data76["grace_ms"] = coerced66;
 }
 }
 }
-if(errors === _errs188){
-if(typeof data75 === "string"){
-if(func3(data75) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data75}];
-return false;
-}
-else {
-if(!pattern3.test(data75)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data75}];
+if(errors === _errs193){
+if(typeof data77 == "number"){
+if(data77 < 0 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data77}];
 return false;
 }
 }
 }
 }
-var valid21 = _errs188 === errors;
+}
 }
 else {
-var valid21 = true;
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data76}];
+return false;
 }
-if(valid21){
-if(data74.provider !== undefined){
-let data76 = data74.provider;
-const _errs190 = errors;
-const _errs191 = errors;
-let valid22 = false;
-const _errs192 = errors;
-if(typeof data76 !== "string"){
-let dataType65 = typeof data76;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data76;
 }
-else if(data76 === null){
-coerced65 = "";
+var valid0 = _errs190 === errors;
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data76};
+var valid0 = true;
+}
+if(valid0){
+if(data.nodes !== undefined){
+let data78 = data.nodes;
+const _errs195 = errors;
+if(errors === _errs195){
+if(Array.isArray(data78)){
+if(data78.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data78}];
+return false;
+}
+else {
+var valid22 = true;
+const len2 = data78.length;
+for(let i2=0; i2<len2; i2++){
+let data79 = data78[i2];
+const _errs197 = errors;
+if(errors === _errs197){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+let missing2;
+if(((data79.id === undefined) && (missing2 = "id")) || ((data79.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data79}];
+return false;
+}
+else {
+const _errs199 = errors;
+for(const key18 in data79){
+if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data79}];
+return false;
+break;
+}
+}
+if(_errs199 === errors){
+if(data79.id !== undefined){
+let data80 = data79.id;
+const _errs200 = errors;
+if(typeof data80 !== "string"){
+let dataType67 = typeof data80;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data80;
+}
+else if(data80 === null){
+coerced67 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data80}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data80 = coerced67;
+if(data79 !== undefined){
+data79["id"] = coerced67;
+}
+}
+}
+if(errors === _errs200){
+if(typeof data80 === "string"){
+if(func3(data80) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data80}];
+return false;
+}
+else {
+if(!pattern3.test(data80)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data80}];
+return false;
+}
+}
+}
+}
+var valid23 = _errs200 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data79.provider !== undefined){
+let data81 = data79.provider;
+const _errs202 = errors;
+const _errs203 = errors;
+let valid24 = false;
+const _errs204 = errors;
+if(typeof data81 !== "string"){
+let dataType68 = typeof data81;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data81;
+}
+else if(data81 === null){
+coerced68 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data81};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3161,15 +3339,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced65 !== undefined){
-data76 = coerced65;
-if(data74 !== undefined){
-data74["provider"] = coerced65;
+if(coerced68 !== undefined){
+data81 = coerced68;
+if(data79 !== undefined){
+data79["provider"] = coerced68;
 }
 }
 }
-if("openai" !== data76){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data76};
+if("openai" !== data81){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data81};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3178,22 +3356,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs192 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs194 = errors;
-if(typeof data76 !== "string"){
-let dataType66 = typeof data76;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data76;
+var _valid2 = _errs204 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
+const _errs206 = errors;
+if(typeof data81 !== "string"){
+let dataType69 = typeof data81;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data81;
 }
-else if(data76 === null){
-coerced66 = "";
+else if(data81 === null){
+coerced69 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data76};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data81};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3203,15 +3381,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced66 !== undefined){
-data76 = coerced66;
-if(data74 !== undefined){
-data74["provider"] = coerced66;
+if(coerced69 !== undefined){
+data81 = coerced69;
+if(data79 !== undefined){
+data79["provider"] = coerced69;
 }
 }
 }
-if("anthropic" !== data76){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data76};
+if("anthropic" !== data81){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data81};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3220,22 +3398,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs194 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs196 = errors;
-if(typeof data76 !== "string"){
-let dataType67 = typeof data76;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data76;
+var _valid2 = _errs206 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
+const _errs208 = errors;
+if(typeof data81 !== "string"){
+let dataType70 = typeof data81;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data81;
 }
-else if(data76 === null){
-coerced67 = "";
+else if(data81 === null){
+coerced70 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data76};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data81};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3245,15 +3423,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced67 !== undefined){
-data76 = coerced67;
-if(data74 !== undefined){
-data74["provider"] = coerced67;
+if(coerced70 !== undefined){
+data81 = coerced70;
+if(data79 !== undefined){
+data79["provider"] = coerced70;
 }
 }
 }
-if("gemini" !== data76){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data76};
+if("gemini" !== data81){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data81};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3262,22 +3440,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs196 === errors;
-valid22 = valid22 || _valid2;
-if(!valid22){
-const _errs198 = errors;
-if(typeof data76 !== "string"){
-let dataType68 = typeof data76;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data76;
+var _valid2 = _errs208 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
+const _errs210 = errors;
+if(typeof data81 !== "string"){
+let dataType71 = typeof data81;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data81;
 }
-else if(data76 === null){
-coerced68 = "";
+else if(data81 === null){
+coerced71 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data76};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data81};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3287,15 +3465,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced68 !== undefined){
-data76 = coerced68;
-if(data74 !== undefined){
-data74["provider"] = coerced68;
+if(coerced71 !== undefined){
+data81 = coerced71;
+if(data79 !== undefined){
+data79["provider"] = coerced71;
 }
 }
 }
-if("simulated" !== data76){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data76};
+if("simulated" !== data81){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data81};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3304,13 +3482,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs198 === errors;
-valid22 = valid22 || _valid2;
+var _valid2 = _errs210 === errors;
+valid24 = valid24 || _valid2;
 }
 }
 }
-if(!valid22){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data76};
+if(!valid24){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data81};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3322,462 +3500,462 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs191;
+errors = _errs203;
 if(vErrors !== null){
-if(_errs191){
-vErrors.length = _errs191;
+if(_errs203){
+vErrors.length = _errs203;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs190 === errors;
+var valid23 = _errs202 === errors;
 }
 else {
-var valid21 = true;
+var valid23 = true;
 }
-if(valid21){
-if(data74.base_url !== undefined){
-let data77 = data74.base_url;
-const _errs200 = errors;
-if(typeof data77 !== "string"){
-let dataType69 = typeof data77;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data77;
-}
-else if(data77 === null){
-coerced69 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data77}];
-return false;
-}
-}
-if(coerced69 !== undefined){
-data77 = coerced69;
-if(data74 !== undefined){
-data74["base_url"] = coerced69;
-}
-}
-}
-if(errors === _errs200){
-if(typeof data77 === "string"){
-if(!pattern4.test(data77)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data77}];
-return false;
-}
-}
-}
-var valid21 = _errs200 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data74.api_key !== undefined){
-let data78 = data74.api_key;
-const _errs202 = errors;
-if(typeof data78 !== "string"){
-let dataType70 = typeof data78;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data78;
-}
-else if(data78 === null){
-coerced70 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data78}];
-return false;
-}
-}
-if(coerced70 !== undefined){
-data78 = coerced70;
-if(data74 !== undefined){
-data74["api_key"] = coerced70;
-}
-}
-}
-var valid21 = _errs202 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data74.max_concurrency !== undefined){
-let data79 = data74.max_concurrency;
-const _errs204 = errors;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-let dataType71 = typeof data79;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 === "boolean" || data79 === null
-              || (dataType71 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
-coerced71 = +data79;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data79}];
-return false;
-}
-}
-if(coerced71 !== undefined){
-data79 = coerced71;
-if(data74 !== undefined){
-data74["max_concurrency"] = coerced71;
-}
-}
-}
-if(errors === _errs204){
-if(typeof data79 == "number"){
-if(data79 < 1 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data79}];
-return false;
-}
-}
-}
-var valid21 = _errs204 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data74.weight !== undefined){
-let data80 = data74.weight;
-const _errs206 = errors;
-if(!(typeof data80 == "number")){
-let dataType72 = typeof data80;
+if(valid23){
+if(data79.base_url !== undefined){
+let data82 = data79.base_url;
+const _errs212 = errors;
+if(typeof data82 !== "string"){
+let dataType72 = typeof data82;
 let coerced72 = undefined;
 if(!(coerced72 !== undefined)){
-if(dataType72 == "boolean" || data80 === null
-              || (dataType72 == "string" && data80 && data80 == +data80)){
-coerced72 = +data80;
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data82;
+}
+else if(data82 === null){
+coerced72 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data82}];
 return false;
 }
 }
 if(coerced72 !== undefined){
-data80 = coerced72;
-if(data74 !== undefined){
-data74["weight"] = coerced72;
+data82 = coerced72;
+if(data79 !== undefined){
+data79["base_url"] = coerced72;
 }
 }
 }
-if(errors === _errs206){
-if(typeof data80 == "number"){
-if(data80 <= 0 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data80}];
+if(errors === _errs212){
+if(typeof data82 === "string"){
+if(!pattern4.test(data82)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data82}];
 return false;
 }
 }
 }
-var valid21 = _errs206 === errors;
+var valid23 = _errs212 === errors;
 }
 else {
-var valid21 = true;
+var valid23 = true;
 }
-if(valid21){
-if(data74.timeouts !== undefined){
-let data81 = data74.timeouts;
-const _errs208 = errors;
-if(errors === _errs208){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-const _errs210 = errors;
-for(const key17 in data81){
-if(!((((key17 === "connect_ms") || (key17 === "first_byte_ms")) || (key17 === "idle_ms")) || (key17 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data81}];
-return false;
-break;
-}
-}
-if(_errs210 === errors){
-if(data81.connect_ms !== undefined){
-let data82 = data81.connect_ms;
-const _errs211 = errors;
-if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
-let dataType73 = typeof data82;
+if(valid23){
+if(data79.api_key !== undefined){
+let data83 = data79.api_key;
+const _errs214 = errors;
+if(typeof data83 !== "string"){
+let dataType73 = typeof data83;
 let coerced73 = undefined;
 if(!(coerced73 !== undefined)){
-if(dataType73 === "boolean" || data82 === null
-              || (dataType73 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
-coerced73 = +data82;
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data83;
+}
+else if(data83 === null){
+coerced73 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data83}];
 return false;
 }
 }
 if(coerced73 !== undefined){
-data82 = coerced73;
-if(data81 !== undefined){
-data81["connect_ms"] = coerced73;
+data83 = coerced73;
+if(data79 !== undefined){
+data79["api_key"] = coerced73;
 }
 }
 }
-if(errors === _errs211){
-if(typeof data82 == "number"){
-if(data82 < 1 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data82}];
-return false;
-}
-}
-}
-var valid23 = _errs211 === errors;
+var valid23 = _errs214 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data81.first_byte_ms !== undefined){
-let data83 = data81.first_byte_ms;
-const _errs213 = errors;
-if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
-let dataType74 = typeof data83;
+if(data79.max_concurrency !== undefined){
+let data84 = data79.max_concurrency;
+const _errs216 = errors;
+if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
+let dataType74 = typeof data84;
 let coerced74 = undefined;
 if(!(coerced74 !== undefined)){
-if(dataType74 === "boolean" || data83 === null
-              || (dataType74 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
-coerced74 = +data83;
+if(dataType74 === "boolean" || data84 === null
+              || (dataType74 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
+coerced74 = +data84;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data84}];
 return false;
 }
 }
 if(coerced74 !== undefined){
-data83 = coerced74;
-if(data81 !== undefined){
-data81["first_byte_ms"] = coerced74;
+data84 = coerced74;
+if(data79 !== undefined){
+data79["max_concurrency"] = coerced74;
 }
 }
 }
-if(errors === _errs213){
-if(typeof data83 == "number"){
-if(data83 < 1 || isNaN(data83)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data83}];
+if(errors === _errs216){
+if(typeof data84 == "number"){
+if(data84 < 1 || isNaN(data84)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data84}];
 return false;
 }
 }
 }
-var valid23 = _errs213 === errors;
+var valid23 = _errs216 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data81.idle_ms !== undefined){
-let data84 = data81.idle_ms;
-const _errs215 = errors;
-if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
-let dataType75 = typeof data84;
+if(data79.weight !== undefined){
+let data85 = data79.weight;
+const _errs218 = errors;
+if(!(typeof data85 == "number")){
+let dataType75 = typeof data85;
 let coerced75 = undefined;
 if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data84 === null
-              || (dataType75 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
-coerced75 = +data84;
+if(dataType75 == "boolean" || data85 === null
+              || (dataType75 == "string" && data85 && data85 == +data85)){
+coerced75 = +data85;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data85}];
 return false;
 }
 }
 if(coerced75 !== undefined){
-data84 = coerced75;
-if(data81 !== undefined){
-data81["idle_ms"] = coerced75;
+data85 = coerced75;
+if(data79 !== undefined){
+data79["weight"] = coerced75;
 }
 }
 }
-if(errors === _errs215){
-if(typeof data84 == "number"){
-if(data84 < 1 || isNaN(data84)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data84}];
+if(errors === _errs218){
+if(typeof data85 == "number"){
+if(data85 <= 0 || isNaN(data85)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data85}];
 return false;
 }
 }
 }
-var valid23 = _errs215 === errors;
+var valid23 = _errs218 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data81.total_ms !== undefined){
-let data85 = data81.total_ms;
-const _errs217 = errors;
-if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
-let dataType76 = typeof data85;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data85 === null
-              || (dataType76 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
-coerced76 = +data85;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data85}];
-return false;
-}
-}
-if(coerced76 !== undefined){
-data85 = coerced76;
-if(data81 !== undefined){
-data81["total_ms"] = coerced76;
-}
-}
-}
-if(errors === _errs217){
-if(typeof data85 == "number"){
-if(data85 < 1 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data85}];
-return false;
-}
-}
-}
-var valid23 = _errs217 === errors;
-}
-else {
-var valid23 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data81}];
-return false;
-}
-}
-var valid21 = _errs208 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data74.replies !== undefined){
-let data86 = data74.replies;
-const _errs219 = errors;
-if(errors === _errs219){
+if(data79.timeouts !== undefined){
+let data86 = data79.timeouts;
+const _errs220 = errors;
+if(errors === _errs220){
 if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-const _errs221 = errors;
-for(const key18 in data86){
-if(!((key18 === "max_json_bytes") || (key18 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data86}];
+const _errs222 = errors;
+for(const key19 in data86){
+if(!((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data86}];
 return false;
 break;
 }
 }
-if(_errs221 === errors){
-if(data86.max_json_bytes !== undefined){
-let data87 = data86.max_json_bytes;
-const _errs222 = errors;
+if(_errs222 === errors){
+if(data86.connect_ms !== undefined){
+let data87 = data86.connect_ms;
+const _errs223 = errors;
 if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
-let dataType77 = typeof data87;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 === "boolean" || data87 === null
-              || (dataType77 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
-coerced77 = +data87;
+let dataType76 = typeof data87;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data87 === null
+              || (dataType76 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
+coerced76 = +data87;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data87}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data87 = coerced76;
+if(data86 !== undefined){
+data86["connect_ms"] = coerced76;
+}
+}
+}
+if(errors === _errs223){
+if(typeof data87 == "number"){
+if(data87 < 1 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data87}];
+return false;
+}
+}
+}
+var valid25 = _errs223 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data86.first_byte_ms !== undefined){
+let data88 = data86.first_byte_ms;
+const _errs225 = errors;
+if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
+let dataType77 = typeof data88;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data88 === null
+              || (dataType77 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
+coerced77 = +data88;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data88}];
 return false;
 }
 }
 if(coerced77 !== undefined){
-data87 = coerced77;
+data88 = coerced77;
 if(data86 !== undefined){
-data86["max_json_bytes"] = coerced77;
+data86["first_byte_ms"] = coerced77;
 }
 }
 }
-if(errors === _errs222){
-if(typeof data87 == "number"){
-if(data87 < 1024 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data87}];
+if(errors === _errs225){
+if(typeof data88 == "number"){
+if(data88 < 1 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data88}];
 return false;
 }
 }
 }
-var valid24 = _errs222 === errors;
+var valid25 = _errs225 === errors;
 }
 else {
-var valid24 = true;
+var valid25 = true;
 }
-if(valid24){
-if(data86.max_event_bytes !== undefined){
-let data88 = data86.max_event_bytes;
-const _errs224 = errors;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
-let dataType78 = typeof data88;
+if(valid25){
+if(data86.idle_ms !== undefined){
+let data89 = data86.idle_ms;
+const _errs227 = errors;
+if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
+let dataType78 = typeof data89;
 let coerced78 = undefined;
 if(!(coerced78 !== undefined)){
-if(dataType78 === "boolean" || data88 === null
-              || (dataType78 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
-coerced78 = +data88;
+if(dataType78 === "boolean" || data89 === null
+              || (dataType78 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
+coerced78 = +data89;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data89}];
 return false;
 }
 }
 if(coerced78 !== undefined){
-data88 = coerced78;
+data89 = coerced78;
 if(data86 !== undefined){
-data86["max_event_bytes"] = coerced78;
+data86["idle_ms"] = coerced78;
 }
 }
 }
-if(errors === _errs224){
-if(typeof data88 == "number"){
-if(data88 < 1024 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data88}];
+if(errors === _errs227){
+if(typeof data89 == "number"){
+if(data89 < 1 || isNaN(data89)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data89}];
 return false;
 }
 }
 }
-var valid24 = _errs224 === errors;
+var valid25 = _errs227 === errors;
 }
 else {
-var valid24 = true;
+var valid25 = true;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data86}];
-return false;
-}
-}
-var valid21 = _errs219 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data74.reasoning_param !== undefined){
-let data89 = data74.reasoning_param;
-const _errs226 = errors;
-const _errs227 = errors;
-let valid25 = false;
-const _errs228 = errors;
-if(typeof data89 !== "string"){
-let dataType79 = typeof data89;
+if(valid25){
+if(data86.total_ms !== undefined){
+let data90 = data86.total_ms;
+const _errs229 = errors;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+let dataType79 = typeof data90;
 let coerced79 = undefined;
 if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data89;
-}
-else if(data89 === null){
-coerced79 = "";
+if(dataType79 === "boolean" || data90 === null
+              || (dataType79 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
+coerced79 = +data90;
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data89};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data90}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data90 = coerced79;
+if(data86 !== undefined){
+data86["total_ms"] = coerced79;
+}
+}
+}
+if(errors === _errs229){
+if(typeof data90 == "number"){
+if(data90 < 1 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data90}];
+return false;
+}
+}
+}
+var valid25 = _errs229 === errors;
+}
+else {
+var valid25 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data86}];
+return false;
+}
+}
+var valid23 = _errs220 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data79.replies !== undefined){
+let data91 = data79.replies;
+const _errs231 = errors;
+if(errors === _errs231){
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+const _errs233 = errors;
+for(const key20 in data91){
+if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data91}];
+return false;
+break;
+}
+}
+if(_errs233 === errors){
+if(data91.max_json_bytes !== undefined){
+let data92 = data91.max_json_bytes;
+const _errs234 = errors;
+if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
+let dataType80 = typeof data92;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data92 === null
+              || (dataType80 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
+coerced80 = +data92;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data92}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data92 = coerced80;
+if(data91 !== undefined){
+data91["max_json_bytes"] = coerced80;
+}
+}
+}
+if(errors === _errs234){
+if(typeof data92 == "number"){
+if(data92 < 1024 || isNaN(data92)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data92}];
+return false;
+}
+}
+}
+var valid26 = _errs234 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data91.max_event_bytes !== undefined){
+let data93 = data91.max_event_bytes;
+const _errs236 = errors;
+if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
+let dataType81 = typeof data93;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data93 === null
+              || (dataType81 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
+coerced81 = +data93;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data93}];
+return false;
+}
+}
+if(coerced81 !== undefined){
+data93 = coerced81;
+if(data91 !== undefined){
+data91["max_event_bytes"] = coerced81;
+}
+}
+}
+if(errors === _errs236){
+if(typeof data93 == "number"){
+if(data93 < 1024 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data93}];
+return false;
+}
+}
+}
+var valid26 = _errs236 === errors;
+}
+else {
+var valid26 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data91}];
+return false;
+}
+}
+var valid23 = _errs231 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data79.reasoning_param !== undefined){
+let data94 = data79.reasoning_param;
+const _errs238 = errors;
+const _errs239 = errors;
+let valid27 = false;
+const _errs240 = errors;
+if(typeof data94 !== "string"){
+let dataType82 = typeof data94;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data94;
+}
+else if(data94 === null){
+coerced82 = "";
+}
+else {
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3787,15 +3965,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced79 !== undefined){
-data89 = coerced79;
-if(data74 !== undefined){
-data74["reasoning_param"] = coerced79;
+if(coerced82 !== undefined){
+data94 = coerced82;
+if(data79 !== undefined){
+data79["reasoning_param"] = coerced82;
 }
 }
 }
-if("reasoning_effort" !== data89){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data89};
+if("reasoning_effort" !== data94){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data94};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3804,22 +3982,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs228 === errors;
-valid25 = valid25 || _valid3;
-if(!valid25){
-const _errs230 = errors;
-if(typeof data89 !== "string"){
-let dataType80 = typeof data89;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data89;
+var _valid3 = _errs240 === errors;
+valid27 = valid27 || _valid3;
+if(!valid27){
+const _errs242 = errors;
+if(typeof data94 !== "string"){
+let dataType83 = typeof data94;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data94;
 }
-else if(data89 === null){
-coerced80 = "";
+else if(data94 === null){
+coerced83 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data89};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3829,15 +4007,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced80 !== undefined){
-data89 = coerced80;
-if(data74 !== undefined){
-data74["reasoning_param"] = coerced80;
+if(coerced83 !== undefined){
+data94 = coerced83;
+if(data79 !== undefined){
+data79["reasoning_param"] = coerced83;
 }
 }
 }
-if("reasoning" !== data89){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data89};
+if("reasoning" !== data94){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data94};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3846,11 +4024,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs230 === errors;
-valid25 = valid25 || _valid3;
+var _valid3 = _errs242 === errors;
+valid27 = valid27 || _valid3;
 }
-if(!valid25){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data89};
+if(!valid27){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data94};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3862,40 +4040,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs227;
+errors = _errs239;
 if(vErrors !== null){
-if(_errs227){
-vErrors.length = _errs227;
+if(_errs239){
+vErrors.length = _errs239;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs226 === errors;
+var valid23 = _errs238 === errors;
 }
 else {
-var valid21 = true;
+var valid23 = true;
 }
-if(valid21){
-if(data74.max_tokens_field !== undefined){
-let data90 = data74.max_tokens_field;
-const _errs232 = errors;
-const _errs233 = errors;
-let valid26 = false;
-const _errs234 = errors;
-if(typeof data90 !== "string"){
-let dataType81 = typeof data90;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data90;
+if(valid23){
+if(data79.max_tokens_field !== undefined){
+let data95 = data79.max_tokens_field;
+const _errs244 = errors;
+const _errs245 = errors;
+let valid28 = false;
+const _errs246 = errors;
+if(typeof data95 !== "string"){
+let dataType84 = typeof data95;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data95;
 }
-else if(data90 === null){
-coerced81 = "";
+else if(data95 === null){
+coerced84 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data90};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data95};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3905,15 +4083,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced81 !== undefined){
-data90 = coerced81;
-if(data74 !== undefined){
-data74["max_tokens_field"] = coerced81;
+if(coerced84 !== undefined){
+data95 = coerced84;
+if(data79 !== undefined){
+data79["max_tokens_field"] = coerced84;
 }
 }
 }
-if("max_tokens" !== data90){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data90};
+if("max_tokens" !== data95){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data95};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3922,22 +4100,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs234 === errors;
-valid26 = valid26 || _valid4;
-if(!valid26){
-const _errs236 = errors;
-if(typeof data90 !== "string"){
-let dataType82 = typeof data90;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data90;
+var _valid4 = _errs246 === errors;
+valid28 = valid28 || _valid4;
+if(!valid28){
+const _errs248 = errors;
+if(typeof data95 !== "string"){
+let dataType85 = typeof data95;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data95;
 }
-else if(data90 === null){
-coerced82 = "";
+else if(data95 === null){
+coerced85 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data90};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data95};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3947,15 +4125,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced82 !== undefined){
-data90 = coerced82;
-if(data74 !== undefined){
-data74["max_tokens_field"] = coerced82;
+if(coerced85 !== undefined){
+data95 = coerced85;
+if(data79 !== undefined){
+data79["max_tokens_field"] = coerced85;
 }
 }
 }
-if("max_completion_tokens" !== data90){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data90};
+if("max_completion_tokens" !== data95){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data95};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3964,11 +4142,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs236 === errors;
-valid26 = valid26 || _valid4;
+var _valid4 = _errs248 === errors;
+valid28 = valid28 || _valid4;
 }
-if(!valid26){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data90};
+if(!valid28){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data95};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3980,57 +4158,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs233;
+errors = _errs245;
 if(vErrors !== null){
-if(_errs233){
-vErrors.length = _errs233;
+if(_errs245){
+vErrors.length = _errs245;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid21 = _errs232 === errors;
+var valid23 = _errs244 === errors;
 }
 else {
-var valid21 = true;
+var valid23 = true;
 }
-if(valid21){
-if(data74.apis !== undefined){
-let data91 = data74.apis;
-const _errs238 = errors;
-if(errors === _errs238){
-if(Array.isArray(data91)){
-if(data91.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data91}];
+if(valid23){
+if(data79.apis !== undefined){
+let data96 = data79.apis;
+const _errs250 = errors;
+if(errors === _errs250){
+if(Array.isArray(data96)){
+if(data96.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data96}];
 return false;
 }
 else {
-if(data91.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data91}];
+if(data96.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data96}];
 return false;
 }
 else {
-var valid27 = true;
-const len3 = data91.length;
+var valid29 = true;
+const len3 = data96.length;
 for(let i3=0; i3<len3; i3++){
-let data92 = data91[i3];
-const _errs240 = errors;
-const _errs241 = errors;
-let valid28 = false;
-const _errs242 = errors;
-if(typeof data92 !== "string"){
-let dataType83 = typeof data92;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data92;
+let data97 = data96[i3];
+const _errs252 = errors;
+const _errs253 = errors;
+let valid30 = false;
+const _errs254 = errors;
+if(typeof data97 !== "string"){
+let dataType86 = typeof data97;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data97;
 }
-else if(data92 === null){
-coerced83 = "";
+else if(data97 === null){
+coerced86 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data92};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data97};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4040,15 +4218,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced83 !== undefined){
-data92 = coerced83;
-if(data91 !== undefined){
-data91[i3] = coerced83;
+if(coerced86 !== undefined){
+data97 = coerced86;
+if(data96 !== undefined){
+data96[i3] = coerced86;
 }
 }
 }
-if("chat" !== data92){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data92};
+if("chat" !== data97){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data97};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4057,22 +4235,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs242 === errors;
-valid28 = valid28 || _valid5;
-if(!valid28){
-const _errs244 = errors;
-if(typeof data92 !== "string"){
-let dataType84 = typeof data92;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data92;
+var _valid5 = _errs254 === errors;
+valid30 = valid30 || _valid5;
+if(!valid30){
+const _errs256 = errors;
+if(typeof data97 !== "string"){
+let dataType87 = typeof data97;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data97;
 }
-else if(data92 === null){
-coerced84 = "";
+else if(data97 === null){
+coerced87 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data92};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data97};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4082,15 +4260,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced84 !== undefined){
-data92 = coerced84;
-if(data91 !== undefined){
-data91[i3] = coerced84;
+if(coerced87 !== undefined){
+data97 = coerced87;
+if(data96 !== undefined){
+data96[i3] = coerced87;
 }
 }
 }
-if("responses" !== data92){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data92};
+if("responses" !== data97){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data97};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4099,11 +4277,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs244 === errors;
-valid28 = valid28 || _valid5;
+var _valid5 = _errs256 === errors;
+valid30 = valid30 || _valid5;
 }
-if(!valid28){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data92};
+if(!valid30){
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data97};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4115,18 +4293,18 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs241;
+errors = _errs253;
 if(vErrors !== null){
-if(_errs241){
-vErrors.length = _errs241;
+if(_errs253){
+vErrors.length = _errs253;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid27 = _errs240 === errors;
-if(!valid27){
+var valid29 = _errs252 === errors;
+if(!valid29){
 break;
 }
 }
@@ -4134,122 +4312,122 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data96}];
 return false;
 }
 }
-var valid21 = _errs238 === errors;
+var valid23 = _errs250 === errors;
 }
 else {
-var valid21 = true;
+var valid23 = true;
 }
-if(valid21){
-if(data74.simulated !== undefined){
-let data93 = data74.simulated;
-const _errs246 = errors;
-if(errors === _errs246){
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-const _errs248 = errors;
-for(const key19 in data93){
-if(!((((((key19 === "first_byte_ms") || (key19 === "tokens_per_second")) || (key19 === "reasoning_field")) || (key19 === "port")) || (key19 === "protocol")) || (key19 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data93}];
+if(valid23){
+if(data79.simulated !== undefined){
+let data98 = data79.simulated;
+const _errs258 = errors;
+if(errors === _errs258){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+const _errs260 = errors;
+for(const key21 in data98){
+if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data98}];
 return false;
 break;
 }
 }
-if(_errs248 === errors){
-if(data93.first_byte_ms !== undefined){
-let data94 = data93.first_byte_ms;
-const _errs249 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-let dataType85 = typeof data94;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 === "boolean" || data94 === null
-              || (dataType85 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced85 = +data94;
+if(_errs260 === errors){
+if(data98.first_byte_ms !== undefined){
+let data99 = data98.first_byte_ms;
+const _errs261 = errors;
+if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
+let dataType88 = typeof data99;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 === "boolean" || data99 === null
+              || (dataType88 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
+coerced88 = +data99;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data99}];
 return false;
 }
 }
-if(coerced85 !== undefined){
-data94 = coerced85;
-if(data93 !== undefined){
-data93["first_byte_ms"] = coerced85;
+if(coerced88 !== undefined){
+data99 = coerced88;
+if(data98 !== undefined){
+data98["first_byte_ms"] = coerced88;
 }
 }
 }
-if(errors === _errs249){
-if(typeof data94 == "number"){
-if(data94 < 0 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data94}];
-return false;
-}
-}
-}
-var valid29 = _errs249 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data93.tokens_per_second !== undefined){
-let data95 = data93.tokens_per_second;
-const _errs251 = errors;
-if(!(typeof data95 == "number")){
-let dataType86 = typeof data95;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "boolean" || data95 === null
-              || (dataType86 == "string" && data95 && data95 == +data95)){
-coerced86 = +data95;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data95}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data95 = coerced86;
-if(data93 !== undefined){
-data93["tokens_per_second"] = coerced86;
-}
-}
-}
-if(errors === _errs251){
-if(typeof data95 == "number"){
-if(data95 < 0 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data95}];
+if(errors === _errs261){
+if(typeof data99 == "number"){
+if(data99 < 0 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data99}];
 return false;
 }
 }
 }
-var valid29 = _errs251 === errors;
+var valid31 = _errs261 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data93.reasoning_field !== undefined){
-let data96 = data93.reasoning_field;
-const _errs253 = errors;
-const _errs254 = errors;
-let valid30 = false;
-const _errs255 = errors;
-if(typeof data96 !== "string"){
-let dataType87 = typeof data96;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data96;
-}
-else if(data96 === null){
-coerced87 = "";
+if(valid31){
+if(data98.tokens_per_second !== undefined){
+let data100 = data98.tokens_per_second;
+const _errs263 = errors;
+if(!(typeof data100 == "number")){
+let dataType89 = typeof data100;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "boolean" || data100 === null
+              || (dataType89 == "string" && data100 && data100 == +data100)){
+coerced89 = +data100;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data96};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data100}];
+return false;
+}
+}
+if(coerced89 !== undefined){
+data100 = coerced89;
+if(data98 !== undefined){
+data98["tokens_per_second"] = coerced89;
+}
+}
+}
+if(errors === _errs263){
+if(typeof data100 == "number"){
+if(data100 < 0 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data100}];
+return false;
+}
+}
+}
+var valid31 = _errs263 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data98.reasoning_field !== undefined){
+let data101 = data98.reasoning_field;
+const _errs265 = errors;
+const _errs266 = errors;
+let valid32 = false;
+const _errs267 = errors;
+if(typeof data101 !== "string"){
+let dataType90 = typeof data101;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data101;
+}
+else if(data101 === null){
+coerced90 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4259,15 +4437,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data96 = coerced87;
-if(data93 !== undefined){
-data93["reasoning_field"] = coerced87;
+if(coerced90 !== undefined){
+data101 = coerced90;
+if(data98 !== undefined){
+data98["reasoning_field"] = coerced90;
 }
 }
 }
-if("reasoning_content" !== data96){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data96};
+if("reasoning_content" !== data101){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4276,22 +4454,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs255 === errors;
-valid30 = valid30 || _valid6;
-if(!valid30){
-const _errs257 = errors;
-if(typeof data96 !== "string"){
-let dataType88 = typeof data96;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data96;
+var _valid6 = _errs267 === errors;
+valid32 = valid32 || _valid6;
+if(!valid32){
+const _errs269 = errors;
+if(typeof data101 !== "string"){
+let dataType91 = typeof data101;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data101;
 }
-else if(data96 === null){
-coerced88 = "";
+else if(data101 === null){
+coerced91 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data96};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4301,15 +4479,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced88 !== undefined){
-data96 = coerced88;
-if(data93 !== undefined){
-data93["reasoning_field"] = coerced88;
+if(coerced91 !== undefined){
+data101 = coerced91;
+if(data98 !== undefined){
+data98["reasoning_field"] = coerced91;
 }
 }
 }
-if("reasoning" !== data96){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data96};
+if("reasoning" !== data101){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4318,11 +4496,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs257 === errors;
-valid30 = valid30 || _valid6;
+var _valid6 = _errs269 === errors;
+valid32 = valid32 || _valid6;
 }
-if(!valid30){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data96};
+if(!valid32){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data101};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4334,83 +4512,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs254;
+errors = _errs266;
 if(vErrors !== null){
-if(_errs254){
-vErrors.length = _errs254;
+if(_errs266){
+vErrors.length = _errs266;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs253 === errors;
+var valid31 = _errs265 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data93.port !== undefined){
-let data97 = data93.port;
-const _errs259 = errors;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-let dataType89 = typeof data97;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data97 === null
-              || (dataType89 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
-coerced89 = +data97;
+if(valid31){
+if(data98.port !== undefined){
+let data102 = data98.port;
+const _errs271 = errors;
+if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
+let dataType92 = typeof data102;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 === "boolean" || data102 === null
+              || (dataType92 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
+coerced92 = +data102;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data102}];
 return false;
 }
 }
-if(coerced89 !== undefined){
-data97 = coerced89;
-if(data93 !== undefined){
-data93["port"] = coerced89;
+if(coerced92 !== undefined){
+data102 = coerced92;
+if(data98 !== undefined){
+data98["port"] = coerced92;
 }
 }
 }
-if(errors === _errs259){
-if(typeof data97 == "number"){
-if(data97 > 65535 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data97}];
+if(errors === _errs271){
+if(typeof data102 == "number"){
+if(data102 > 65535 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data102}];
 return false;
 }
 else {
-if(data97 < 0 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data97}];
+if(data102 < 0 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data102}];
 return false;
 }
 }
 }
 }
-var valid29 = _errs259 === errors;
+var valid31 = _errs271 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data93.protocol !== undefined){
-let data98 = data93.protocol;
-const _errs261 = errors;
-const _errs262 = errors;
-let valid31 = false;
-const _errs263 = errors;
-if(typeof data98 !== "string"){
-let dataType90 = typeof data98;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data98;
+if(valid31){
+if(data98.protocol !== undefined){
+let data103 = data98.protocol;
+const _errs273 = errors;
+const _errs274 = errors;
+let valid33 = false;
+const _errs275 = errors;
+if(typeof data103 !== "string"){
+let dataType93 = typeof data103;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data103;
 }
-else if(data98 === null){
-coerced90 = "";
+else if(data103 === null){
+coerced93 = "";
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data98};
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data103};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4420,15 +4598,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced90 !== undefined){
-data98 = coerced90;
-if(data93 !== undefined){
-data93["protocol"] = coerced90;
+if(coerced93 !== undefined){
+data103 = coerced93;
+if(data98 !== undefined){
+data98["protocol"] = coerced93;
 }
 }
 }
-if("openai" !== data98){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data98};
+if("openai" !== data103){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data103};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4437,22 +4615,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs263 === errors;
-valid31 = valid31 || _valid7;
-if(!valid31){
-const _errs265 = errors;
-if(typeof data98 !== "string"){
-let dataType91 = typeof data98;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data98;
+var _valid7 = _errs275 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
+const _errs277 = errors;
+if(typeof data103 !== "string"){
+let dataType94 = typeof data103;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data103;
 }
-else if(data98 === null){
-coerced91 = "";
+else if(data103 === null){
+coerced94 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data98};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data103};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4462,15 +4640,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced91 !== undefined){
-data98 = coerced91;
-if(data93 !== undefined){
-data93["protocol"] = coerced91;
+if(coerced94 !== undefined){
+data103 = coerced94;
+if(data98 !== undefined){
+data98["protocol"] = coerced94;
 }
 }
 }
-if("anthropic" !== data98){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data98};
+if("anthropic" !== data103){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data103};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4479,22 +4657,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs265 === errors;
-valid31 = valid31 || _valid7;
-if(!valid31){
-const _errs267 = errors;
-if(typeof data98 !== "string"){
-let dataType92 = typeof data98;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data98;
+var _valid7 = _errs277 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
+const _errs279 = errors;
+if(typeof data103 !== "string"){
+let dataType95 = typeof data103;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data103;
 }
-else if(data98 === null){
-coerced92 = "";
+else if(data103 === null){
+coerced95 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data98};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data103};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4504,15 +4682,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data98 = coerced92;
-if(data93 !== undefined){
-data93["protocol"] = coerced92;
+if(coerced95 !== undefined){
+data103 = coerced95;
+if(data98 !== undefined){
+data98["protocol"] = coerced95;
 }
 }
 }
-if("gemini" !== data98){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data98};
+if("gemini" !== data103){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data103};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4521,12 +4699,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs267 === errors;
-valid31 = valid31 || _valid7;
+var _valid7 = _errs279 === errors;
+valid33 = valid33 || _valid7;
 }
 }
-if(!valid31){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data98};
+if(!valid33){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data103};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4538,117 +4716,117 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs262;
+errors = _errs274;
 if(vErrors !== null){
-if(_errs262){
-vErrors.length = _errs262;
+if(_errs274){
+vErrors.length = _errs274;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs261 === errors;
+var valid31 = _errs273 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
-if(valid29){
-if(data93.scripts !== undefined){
-let data99 = data93.scripts;
-const _errs269 = errors;
-if(errors === _errs269){
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-var valid32 = true;
-for(const key20 in data99){
-if(pattern5.test(key20)){
-let data100 = data99[key20];
-const _errs271 = errors;
-if(errors === _errs271){
-if(Array.isArray(data100)){
-if(data100.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data100}];
+if(valid31){
+if(data98.scripts !== undefined){
+let data104 = data98.scripts;
+const _errs281 = errors;
+if(errors === _errs281){
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+var valid34 = true;
+for(const key22 in data104){
+if(pattern5.test(key22)){
+let data105 = data104[key22];
+const _errs283 = errors;
+if(errors === _errs283){
+if(Array.isArray(data105)){
+if(data105.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data105}];
 return false;
-}
-else {
-var valid33 = true;
-const len4 = data100.length;
-for(let i4=0; i4<len4; i4++){
-let data101 = data100[i4];
-const _errs273 = errors;
-if(errors === _errs273){
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-const _errs275 = errors;
-for(const key21 in data101){
-if(!(((key21 === "when") || (key21 === "call")) || (key21 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data101}];
-return false;
-break;
-}
-}
-if(_errs275 === errors){
-if(data101.when !== undefined){
-let data102 = data101.when;
-const _errs276 = errors;
-if(errors === _errs276){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
-const _errs278 = errors;
-for(const key22 in data102){
-if(!(((key22 === "tools_offered") || (key22 === "last_role")) || (key22 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data102}];
-return false;
-break;
-}
-}
-if(_errs278 === errors){
-if(data102.tools_offered !== undefined){
-let data103 = data102.tools_offered;
-const _errs279 = errors;
-if(typeof data103 !== "boolean"){
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(data103 === "false" || data103 === 0 || data103 === null){
-coerced93 = false;
-}
-else if(data103 === "true" || data103 === 1){
-coerced93 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data103}];
-return false;
-}
-}
-if(coerced93 !== undefined){
-data103 = coerced93;
-if(data102 !== undefined){
-data102["tools_offered"] = coerced93;
-}
-}
-}
-var valid35 = _errs279 === errors;
 }
 else {
 var valid35 = true;
+const len4 = data105.length;
+for(let i4=0; i4<len4; i4++){
+let data106 = data105[i4];
+const _errs285 = errors;
+if(errors === _errs285){
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+const _errs287 = errors;
+for(const key23 in data106){
+if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data106}];
+return false;
+break;
 }
-if(valid35){
-if(data102.last_role !== undefined){
-let data104 = data102.last_role;
-const _errs281 = errors;
-const _errs282 = errors;
-let valid36 = false;
-const _errs283 = errors;
-if(typeof data104 !== "string"){
-let dataType94 = typeof data104;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data104;
 }
-else if(data104 === null){
-coerced94 = "";
+if(_errs287 === errors){
+if(data106.when !== undefined){
+let data107 = data106.when;
+const _errs288 = errors;
+if(errors === _errs288){
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+const _errs290 = errors;
+for(const key24 in data107){
+if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data107}];
+return false;
+break;
+}
+}
+if(_errs290 === errors){
+if(data107.tools_offered !== undefined){
+let data108 = data107.tools_offered;
+const _errs291 = errors;
+if(typeof data108 !== "boolean"){
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(data108 === "false" || data108 === 0 || data108 === null){
+coerced96 = false;
+}
+else if(data108 === "true" || data108 === 1){
+coerced96 = true;
 }
 else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data104};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data108}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data108 = coerced96;
+if(data107 !== undefined){
+data107["tools_offered"] = coerced96;
+}
+}
+}
+var valid37 = _errs291 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data107.last_role !== undefined){
+let data109 = data107.last_role;
+const _errs293 = errors;
+const _errs294 = errors;
+let valid38 = false;
+const _errs295 = errors;
+if(typeof data109 !== "string"){
+let dataType97 = typeof data109;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data109;
+}
+else if(data109 === null){
+coerced97 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data109};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4658,15 +4836,15 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data104 = coerced94;
-if(data102 !== undefined){
-data102["last_role"] = coerced94;
+if(coerced97 !== undefined){
+data109 = coerced97;
+if(data107 !== undefined){
+data107["last_role"] = coerced97;
 }
 }
 }
-if("user" !== data104){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data104};
+if("user" !== data109){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data109};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4675,22 +4853,22 @@ vErrors.push(err59);
 }
 errors++;
 }
-var _valid8 = _errs283 === errors;
-valid36 = valid36 || _valid8;
-if(!valid36){
-const _errs285 = errors;
-if(typeof data104 !== "string"){
-let dataType95 = typeof data104;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data104;
+var _valid8 = _errs295 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs297 = errors;
+if(typeof data109 !== "string"){
+let dataType98 = typeof data109;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data109;
 }
-else if(data104 === null){
-coerced95 = "";
+else if(data109 === null){
+coerced98 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data104};
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data109};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4700,15 +4878,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data104 = coerced95;
-if(data102 !== undefined){
-data102["last_role"] = coerced95;
+if(coerced98 !== undefined){
+data109 = coerced98;
+if(data107 !== undefined){
+data107["last_role"] = coerced98;
 }
 }
 }
-if("assistant" !== data104){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data104};
+if("assistant" !== data109){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data109};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4717,22 +4895,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs285 === errors;
-valid36 = valid36 || _valid8;
-if(!valid36){
-const _errs287 = errors;
-if(typeof data104 !== "string"){
-let dataType96 = typeof data104;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data104;
+var _valid8 = _errs297 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs299 = errors;
+if(typeof data109 !== "string"){
+let dataType99 = typeof data109;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data109;
 }
-else if(data104 === null){
-coerced96 = "";
+else if(data109 === null){
+coerced99 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data104};
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data109};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4742,15 +4920,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data104 = coerced96;
-if(data102 !== undefined){
-data102["last_role"] = coerced96;
+if(coerced99 !== undefined){
+data109 = coerced99;
+if(data107 !== undefined){
+data107["last_role"] = coerced99;
 }
 }
 }
-if("tool" !== data104){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data104};
+if("tool" !== data109){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data109};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4759,226 +4937,10 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs287 === errors;
-valid36 = valid36 || _valid8;
-if(!valid36){
-const _errs289 = errors;
-if(typeof data104 !== "string"){
-let dataType97 = typeof data104;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data104;
-}
-else if(data104 === null){
-coerced97 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data104};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(coerced97 !== undefined){
-data104 = coerced97;
-if(data102 !== undefined){
-data102["last_role"] = coerced97;
-}
-}
-}
-if("system" !== data104){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data104};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-var _valid8 = _errs289 === errors;
-valid36 = valid36 || _valid8;
-}
-}
-}
-if(!valid36){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data104};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs282;
-if(vErrors !== null){
-if(_errs282){
-vErrors.length = _errs282;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid35 = _errs281 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data102.last_message_matches !== undefined){
-let data105 = data102.last_message_matches;
-const _errs291 = errors;
-if(typeof data105 !== "string"){
-let dataType98 = typeof data105;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data105;
-}
-else if(data105 === null){
-coerced98 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data105}];
-return false;
-}
-}
-if(coerced98 !== undefined){
-data105 = coerced98;
-if(data102 !== undefined){
-data102["last_message_matches"] = coerced98;
-}
-}
-}
-if(errors === _errs291){
-if(typeof data105 === "string"){
-if(func3(data105) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data105}];
-return false;
-}
-}
-}
-var valid35 = _errs291 === errors;
-}
-else {
-var valid35 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data102}];
-return false;
-}
-}
-var valid34 = _errs276 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data101.call !== undefined){
-let data106 = data101.call;
-const _errs293 = errors;
-if(errors === _errs293){
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-let missing3;
-if((data106.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data106}];
-return false;
-}
-else {
-const _errs295 = errors;
-for(const key23 in data106){
-if(!((key23 === "tool") || (key23 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data106}];
-return false;
-break;
-}
-}
-if(_errs295 === errors){
-if(data106.tool !== undefined){
-let data107 = data106.tool;
-const _errs296 = errors;
-if(typeof data107 !== "string"){
-let dataType99 = typeof data107;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data107;
-}
-else if(data107 === null){
-coerced99 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data107}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data107 = coerced99;
-if(data106 !== undefined){
-data106["tool"] = coerced99;
-}
-}
-}
-if(errors === _errs296){
-if(typeof data107 === "string"){
-if(func3(data107) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data107}];
-return false;
-}
-}
-}
-var valid37 = _errs296 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data106.arguments !== undefined){
-let data108 = data106.arguments;
-const _errs298 = errors;
-if(errors === _errs298){
-if(!(data108 && typeof data108 == "object" && !Array.isArray(data108))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data108}];
-return false;
-}
-}
-var valid37 = _errs298 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data106}];
-return false;
-}
-}
-var valid34 = _errs293 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data101.answer !== undefined){
-let data109 = data101.answer;
-const _errs300 = errors;
+var _valid8 = _errs299 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs301 = errors;
 if(typeof data109 !== "string"){
 let dataType100 = typeof data109;
 let coerced100 = undefined;
@@ -4990,59 +4952,275 @@ else if(data109 === null){
 coerced100 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data109}];
-return false;
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data109};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
 }
 }
 if(coerced100 !== undefined){
 data109 = coerced100;
-if(data101 !== undefined){
-data101["answer"] = coerced100;
+if(data107 !== undefined){
+data107["last_role"] = coerced100;
 }
 }
 }
-var valid34 = _errs300 === errors;
-}
-else {
-var valid34 = true;
-}
-}
-}
-}
+if("system" !== data109){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data109};
+if(vErrors === null){
+vErrors = [err65];
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data101}];
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs301 === errors;
+valid38 = valid38 || _valid8;
+}
+}
+}
+if(!valid38){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data109};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs294;
+if(vErrors !== null){
+if(_errs294){
+vErrors.length = _errs294;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid37 = _errs293 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data107.last_message_matches !== undefined){
+let data110 = data107.last_message_matches;
+const _errs303 = errors;
+if(typeof data110 !== "string"){
+let dataType101 = typeof data110;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data110;
+}
+else if(data110 === null){
+coerced101 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data110}];
 return false;
 }
 }
-var valid33 = _errs273 === errors;
-if(!valid33){
+if(coerced101 !== undefined){
+data110 = coerced101;
+if(data107 !== undefined){
+data107["last_message_matches"] = coerced101;
+}
+}
+}
+if(errors === _errs303){
+if(typeof data110 === "string"){
+if(func3(data110) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data110}];
+return false;
+}
+}
+}
+var valid37 = _errs303 === errors;
+}
+else {
+var valid37 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data107}];
+return false;
+}
+}
+var valid36 = _errs288 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data106.call !== undefined){
+let data111 = data106.call;
+const _errs305 = errors;
+if(errors === _errs305){
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+let missing3;
+if((data111.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data111}];
+return false;
+}
+else {
+const _errs307 = errors;
+for(const key25 in data111){
+if(!((key25 === "tool") || (key25 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data111}];
+return false;
+break;
+}
+}
+if(_errs307 === errors){
+if(data111.tool !== undefined){
+let data112 = data111.tool;
+const _errs308 = errors;
+if(typeof data112 !== "string"){
+let dataType102 = typeof data112;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data112;
+}
+else if(data112 === null){
+coerced102 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data112}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data112 = coerced102;
+if(data111 !== undefined){
+data111["tool"] = coerced102;
+}
+}
+}
+if(errors === _errs308){
+if(typeof data112 === "string"){
+if(func3(data112) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data112}];
+return false;
+}
+}
+}
+var valid39 = _errs308 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data111.arguments !== undefined){
+let data113 = data111.arguments;
+const _errs310 = errors;
+if(errors === _errs310){
+if(!(data113 && typeof data113 == "object" && !Array.isArray(data113))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data113}];
+return false;
+}
+}
+var valid39 = _errs310 === errors;
+}
+else {
+var valid39 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data111}];
+return false;
+}
+}
+var valid36 = _errs305 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data106.answer !== undefined){
+let data114 = data106.answer;
+const _errs312 = errors;
+if(typeof data114 !== "string"){
+let dataType103 = typeof data114;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data114;
+}
+else if(data114 === null){
+coerced103 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data114}];
+return false;
+}
+}
+if(coerced103 !== undefined){
+data114 = coerced103;
+if(data106 !== undefined){
+data106["answer"] = coerced103;
+}
+}
+}
+var valid36 = _errs312 === errors;
+}
+else {
+var valid36 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data106}];
+return false;
+}
+}
+var valid35 = _errs285 === errors;
+if(!valid35){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data100}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data105}];
 return false;
 }
 }
-var valid32 = _errs271 === errors;
-if(!valid32){
+var valid34 = _errs283 === errors;
+if(!valid34){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data104}];
 return false;
 }
 }
-var valid29 = _errs269 === errors;
+var valid31 = _errs281 === errors;
 }
 else {
-var valid29 = true;
+var valid31 = true;
 }
 }
 }
@@ -5052,14 +5230,14 @@ var valid29 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data98}];
 return false;
 }
 }
-var valid21 = _errs246 === errors;
+var valid23 = _errs258 === errors;
 }
 else {
-var valid21 = true;
+var valid23 = true;
 }
 }
 }
@@ -5076,287 +5254,287 @@ var valid21 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data79}];
 return false;
 }
 }
-var valid20 = _errs185 === errors;
-if(!valid20){
+var valid22 = _errs197 === errors;
+if(!valid22){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data78}];
 return false;
 }
 }
-var valid0 = _errs183 === errors;
+var valid0 = _errs195 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data110 = data.models;
-const _errs302 = errors;
-if(errors === _errs302){
-if(Array.isArray(data110)){
-if(data110.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data110}];
+let data115 = data.models;
+const _errs314 = errors;
+if(errors === _errs314){
+if(Array.isArray(data115)){
+if(data115.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data115}];
 return false;
 }
 else {
-var valid38 = true;
-const len5 = data110.length;
+var valid40 = true;
+const len5 = data115.length;
 for(let i5=0; i5<len5; i5++){
-let data111 = data110[i5];
-const _errs304 = errors;
-if(errors === _errs304){
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+let data116 = data115[i5];
+const _errs316 = errors;
+if(errors === _errs316){
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
 let missing4;
-if(((data111.id === undefined) && (missing4 = "id")) || ((data111.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data111}];
+if(((data116.id === undefined) && (missing4 = "id")) || ((data116.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data116}];
 return false;
 }
 else {
-const _errs306 = errors;
-for(const key24 in data111){
-if(!((((((((key24 === "id") || (key24 === "owned_by")) || (key24 === "context_length")) || (key24 === "max_output_tokens")) || (key24 === "default_max_tokens")) || (key24 === "reasoning")) || (key24 === "pricing")) || (key24 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data111}];
+const _errs318 = errors;
+for(const key26 in data116){
+if(!((((((((key26 === "id") || (key26 === "owned_by")) || (key26 === "context_length")) || (key26 === "max_output_tokens")) || (key26 === "default_max_tokens")) || (key26 === "reasoning")) || (key26 === "pricing")) || (key26 === "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data116}];
 return false;
 break;
 }
 }
-if(_errs306 === errors){
-if(data111.id !== undefined){
-let data112 = data111.id;
-const _errs307 = errors;
-if(typeof data112 !== "string"){
-let dataType101 = typeof data112;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data112;
-}
-else if(data112 === null){
-coerced101 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data112}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data112 = coerced101;
-if(data111 !== undefined){
-data111["id"] = coerced101;
-}
-}
-}
-if(errors === _errs307){
-if(typeof data112 === "string"){
-if(func3(data112) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data112}];
-return false;
-}
-}
-}
-var valid39 = _errs307 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data111.owned_by !== undefined){
-let data113 = data111.owned_by;
-const _errs309 = errors;
-if(typeof data113 !== "string"){
-let dataType102 = typeof data113;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data113;
-}
-else if(data113 === null){
-coerced102 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data113}];
-return false;
-}
-}
-if(coerced102 !== undefined){
-data113 = coerced102;
-if(data111 !== undefined){
-data111["owned_by"] = coerced102;
-}
-}
-}
-if(errors === _errs309){
-if(typeof data113 === "string"){
-if(func3(data113) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data113}];
-return false;
-}
-}
-}
-var valid39 = _errs309 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data111.context_length !== undefined){
-let data114 = data111.context_length;
-const _errs311 = errors;
-if(!((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114)))){
-let dataType103 = typeof data114;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data114 === null
-              || (dataType103 === "string" && data114 && data114 == +data114 && !(data114 % 1))){
-coerced103 = +data114;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data114}];
-return false;
-}
-}
-if(coerced103 !== undefined){
-data114 = coerced103;
-if(data111 !== undefined){
-data111["context_length"] = coerced103;
-}
-}
-}
-if(errors === _errs311){
-if(typeof data114 == "number"){
-if(data114 < 1 || isNaN(data114)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data114}];
-return false;
-}
-}
-}
-var valid39 = _errs311 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data111.max_output_tokens !== undefined){
-let data115 = data111.max_output_tokens;
-const _errs313 = errors;
-if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
-let dataType104 = typeof data115;
+if(_errs318 === errors){
+if(data116.id !== undefined){
+let data117 = data116.id;
+const _errs319 = errors;
+if(typeof data117 !== "string"){
+let dataType104 = typeof data117;
 let coerced104 = undefined;
 if(!(coerced104 !== undefined)){
-if(dataType104 === "boolean" || data115 === null
-              || (dataType104 === "string" && data115 && data115 == +data115 && !(data115 % 1))){
-coerced104 = +data115;
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data117;
+}
+else if(data117 === null){
+coerced104 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data117}];
 return false;
 }
 }
 if(coerced104 !== undefined){
-data115 = coerced104;
-if(data111 !== undefined){
-data111["max_output_tokens"] = coerced104;
+data117 = coerced104;
+if(data116 !== undefined){
+data116["id"] = coerced104;
 }
 }
 }
-if(errors === _errs313){
-if(typeof data115 == "number"){
-if(data115 < 1 || isNaN(data115)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data115}];
+if(errors === _errs319){
+if(typeof data117 === "string"){
+if(func3(data117) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data117}];
 return false;
 }
 }
 }
-var valid39 = _errs313 === errors;
+var valid41 = _errs319 === errors;
 }
 else {
-var valid39 = true;
+var valid41 = true;
 }
-if(valid39){
-if(data111.default_max_tokens !== undefined){
-let data116 = data111.default_max_tokens;
-const _errs315 = errors;
-if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
-let dataType105 = typeof data116;
+if(valid41){
+if(data116.owned_by !== undefined){
+let data118 = data116.owned_by;
+const _errs321 = errors;
+if(typeof data118 !== "string"){
+let dataType105 = typeof data118;
 let coerced105 = undefined;
 if(!(coerced105 !== undefined)){
-if(dataType105 === "boolean" || data116 === null
-              || (dataType105 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
-coerced105 = +data116;
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data118;
+}
+else if(data118 === null){
+coerced105 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data118}];
 return false;
 }
 }
 if(coerced105 !== undefined){
-data116 = coerced105;
-if(data111 !== undefined){
-data111["default_max_tokens"] = coerced105;
+data118 = coerced105;
+if(data116 !== undefined){
+data116["owned_by"] = coerced105;
 }
 }
 }
-if(errors === _errs315){
-if(typeof data116 == "number"){
-if(data116 < 1 || isNaN(data116)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data116}];
+if(errors === _errs321){
+if(typeof data118 === "string"){
+if(func3(data118) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data118}];
 return false;
 }
 }
 }
-var valid39 = _errs315 === errors;
+var valid41 = _errs321 === errors;
 }
 else {
-var valid39 = true;
+var valid41 = true;
 }
-if(valid39){
-if(data111.reasoning !== undefined){
-let data117 = data111.reasoning;
-const _errs317 = errors;
-if(errors === _errs317){
-if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+if(valid41){
+if(data116.context_length !== undefined){
+let data119 = data116.context_length;
+const _errs323 = errors;
+if(!((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119)))){
+let dataType106 = typeof data119;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 === "boolean" || data119 === null
+              || (dataType106 === "string" && data119 && data119 == +data119 && !(data119 % 1))){
+coerced106 = +data119;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data119}];
+return false;
+}
+}
+if(coerced106 !== undefined){
+data119 = coerced106;
+if(data116 !== undefined){
+data116["context_length"] = coerced106;
+}
+}
+}
+if(errors === _errs323){
+if(typeof data119 == "number"){
+if(data119 < 1 || isNaN(data119)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data119}];
+return false;
+}
+}
+}
+var valid41 = _errs323 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data116.max_output_tokens !== undefined){
+let data120 = data116.max_output_tokens;
+const _errs325 = errors;
+if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
+let dataType107 = typeof data120;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 === "boolean" || data120 === null
+              || (dataType107 === "string" && data120 && data120 == +data120 && !(data120 % 1))){
+coerced107 = +data120;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data120}];
+return false;
+}
+}
+if(coerced107 !== undefined){
+data120 = coerced107;
+if(data116 !== undefined){
+data116["max_output_tokens"] = coerced107;
+}
+}
+}
+if(errors === _errs325){
+if(typeof data120 == "number"){
+if(data120 < 1 || isNaN(data120)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data120}];
+return false;
+}
+}
+}
+var valid41 = _errs325 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data116.default_max_tokens !== undefined){
+let data121 = data116.default_max_tokens;
+const _errs327 = errors;
+if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
+let dataType108 = typeof data121;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 === "boolean" || data121 === null
+              || (dataType108 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
+coerced108 = +data121;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data121}];
+return false;
+}
+}
+if(coerced108 !== undefined){
+data121 = coerced108;
+if(data116 !== undefined){
+data116["default_max_tokens"] = coerced108;
+}
+}
+}
+if(errors === _errs327){
+if(typeof data121 == "number"){
+if(data121 < 1 || isNaN(data121)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data121}];
+return false;
+}
+}
+}
+var valid41 = _errs327 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data116.reasoning !== undefined){
+let data122 = data116.reasoning;
+const _errs329 = errors;
+if(errors === _errs329){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
 let missing5;
-if((data117.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data117}];
+if((data122.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data122}];
 return false;
 }
 else {
-const _errs319 = errors;
-for(const key25 in data117){
-if(!((((((key25 === "default_effort") || (key25 === "efforts")) || (key25 === "style")) || (key25 === "budgets")) || (key25 === "levels")) || (key25 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data117}];
+const _errs331 = errors;
+for(const key27 in data122){
+if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data122}];
 return false;
 break;
 }
 }
-if(_errs319 === errors){
-if(data117.default_effort !== undefined){
-let data118 = data117.default_effort;
-const _errs320 = errors;
-const _errs321 = errors;
-let valid41 = false;
-const _errs322 = errors;
-if(typeof data118 !== "string"){
-let dataType106 = typeof data118;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data118;
+if(_errs331 === errors){
+if(data122.default_effort !== undefined){
+let data123 = data122.default_effort;
+const _errs332 = errors;
+const _errs333 = errors;
+let valid43 = false;
+const _errs334 = errors;
+if(typeof data123 !== "string"){
+let dataType109 = typeof data123;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data123;
 }
-else if(data118 === null){
-coerced106 = "";
+else if(data123 === null){
+coerced109 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data118};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data123};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5366,15 +5544,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data118 = coerced106;
-if(data117 !== undefined){
-data117["default_effort"] = coerced106;
+if(coerced109 !== undefined){
+data123 = coerced109;
+if(data122 !== undefined){
+data122["default_effort"] = coerced109;
 }
 }
 }
-if("none" !== data118){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data118};
+if("none" !== data123){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data123};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5383,22 +5561,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs322 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs324 = errors;
-if(typeof data118 !== "string"){
-let dataType107 = typeof data118;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data118;
+var _valid9 = _errs334 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs336 = errors;
+if(typeof data123 !== "string"){
+let dataType110 = typeof data123;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data123;
 }
-else if(data118 === null){
-coerced107 = "";
+else if(data123 === null){
+coerced110 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data118};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data123};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5408,15 +5586,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data118 = coerced107;
-if(data117 !== undefined){
-data117["default_effort"] = coerced107;
+if(coerced110 !== undefined){
+data123 = coerced110;
+if(data122 !== undefined){
+data122["default_effort"] = coerced110;
 }
 }
 }
-if("minimal" !== data118){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data118};
+if("minimal" !== data123){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data123};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5425,22 +5603,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs324 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs326 = errors;
-if(typeof data118 !== "string"){
-let dataType108 = typeof data118;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data118;
+var _valid9 = _errs336 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs338 = errors;
+if(typeof data123 !== "string"){
+let dataType111 = typeof data123;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data123;
 }
-else if(data118 === null){
-coerced108 = "";
+else if(data123 === null){
+coerced111 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data118};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data123};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5450,15 +5628,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data118 = coerced108;
-if(data117 !== undefined){
-data117["default_effort"] = coerced108;
+if(coerced111 !== undefined){
+data123 = coerced111;
+if(data122 !== undefined){
+data122["default_effort"] = coerced111;
 }
 }
 }
-if("low" !== data118){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data118};
+if("low" !== data123){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data123};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5467,22 +5645,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs326 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs328 = errors;
-if(typeof data118 !== "string"){
-let dataType109 = typeof data118;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data118;
+var _valid9 = _errs338 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs340 = errors;
+if(typeof data123 !== "string"){
+let dataType112 = typeof data123;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data123;
 }
-else if(data118 === null){
-coerced109 = "";
+else if(data123 === null){
+coerced112 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data118};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data123};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5492,15 +5670,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data118 = coerced109;
-if(data117 !== undefined){
-data117["default_effort"] = coerced109;
+if(coerced112 !== undefined){
+data123 = coerced112;
+if(data122 !== undefined){
+data122["default_effort"] = coerced112;
 }
 }
 }
-if("medium" !== data118){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data118};
+if("medium" !== data123){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data123};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5509,22 +5687,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs328 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs330 = errors;
-if(typeof data118 !== "string"){
-let dataType110 = typeof data118;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data118;
+var _valid9 = _errs340 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs342 = errors;
+if(typeof data123 !== "string"){
+let dataType113 = typeof data123;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data123;
 }
-else if(data118 === null){
-coerced110 = "";
+else if(data123 === null){
+coerced113 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data118};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data123};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5534,15 +5712,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data118 = coerced110;
-if(data117 !== undefined){
-data117["default_effort"] = coerced110;
+if(coerced113 !== undefined){
+data123 = coerced113;
+if(data122 !== undefined){
+data122["default_effort"] = coerced113;
 }
 }
 }
-if("high" !== data118){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data118};
+if("high" !== data123){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data123};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5551,22 +5729,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs330 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs332 = errors;
-if(typeof data118 !== "string"){
-let dataType111 = typeof data118;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data118;
+var _valid9 = _errs342 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs344 = errors;
+if(typeof data123 !== "string"){
+let dataType114 = typeof data123;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data123;
 }
-else if(data118 === null){
-coerced111 = "";
+else if(data123 === null){
+coerced114 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data118};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data123};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5576,15 +5754,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data118 = coerced111;
-if(data117 !== undefined){
-data117["default_effort"] = coerced111;
+if(coerced114 !== undefined){
+data123 = coerced114;
+if(data122 !== undefined){
+data122["default_effort"] = coerced114;
 }
 }
 }
-if("xhigh" !== data118){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data118};
+if("xhigh" !== data123){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data123};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5593,22 +5771,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs332 === errors;
-valid41 = valid41 || _valid9;
-if(!valid41){
-const _errs334 = errors;
-if(typeof data118 !== "string"){
-let dataType112 = typeof data118;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data118;
+var _valid9 = _errs344 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs346 = errors;
+if(typeof data123 !== "string"){
+let dataType115 = typeof data123;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data123;
 }
-else if(data118 === null){
-coerced112 = "";
+else if(data123 === null){
+coerced115 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data118};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data123};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5618,15 +5796,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data118 = coerced112;
-if(data117 !== undefined){
-data117["default_effort"] = coerced112;
+if(coerced115 !== undefined){
+data123 = coerced115;
+if(data122 !== undefined){
+data122["default_effort"] = coerced115;
 }
 }
 }
-if("max" !== data118){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data118};
+if("max" !== data123){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data123};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5635,16 +5813,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs334 === errors;
-valid41 = valid41 || _valid9;
+var _valid9 = _errs346 === errors;
+valid43 = valid43 || _valid9;
 }
 }
 }
 }
 }
 }
-if(!valid41){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data118};
+if(!valid43){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data123};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5656,52 +5834,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs321;
+errors = _errs333;
 if(vErrors !== null){
-if(_errs321){
-vErrors.length = _errs321;
+if(_errs333){
+vErrors.length = _errs333;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid40 = _errs320 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data117.efforts !== undefined){
-let data119 = data117.efforts;
-const _errs336 = errors;
-if(errors === _errs336){
-if(Array.isArray(data119)){
-if(data119.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data119}];
-return false;
+var valid42 = _errs332 === errors;
 }
 else {
 var valid42 = true;
-const len6 = data119.length;
-for(let i6=0; i6<len6; i6++){
-let data120 = data119[i6];
-const _errs338 = errors;
-const _errs339 = errors;
-let valid43 = false;
-const _errs340 = errors;
-if(typeof data120 !== "string"){
-let dataType113 = typeof data120;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data120;
 }
-else if(data120 === null){
-coerced113 = "";
+if(valid42){
+if(data122.efforts !== undefined){
+let data124 = data122.efforts;
+const _errs348 = errors;
+if(errors === _errs348){
+if(Array.isArray(data124)){
+if(data124.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data124}];
+return false;
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data120};
+var valid44 = true;
+const len6 = data124.length;
+for(let i6=0; i6<len6; i6++){
+let data125 = data124[i6];
+const _errs350 = errors;
+const _errs351 = errors;
+let valid45 = false;
+const _errs352 = errors;
+if(typeof data125 !== "string"){
+let dataType116 = typeof data125;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data125;
+}
+else if(data125 === null){
+coerced116 = "";
+}
+else {
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data125};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5711,15 +5889,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data120 = coerced113;
-if(data119 !== undefined){
-data119[i6] = coerced113;
+if(coerced116 !== undefined){
+data125 = coerced116;
+if(data124 !== undefined){
+data124[i6] = coerced116;
 }
 }
 }
-if("none" !== data120){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data120};
+if("none" !== data125){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data125};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5728,22 +5906,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs340 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs342 = errors;
-if(typeof data120 !== "string"){
-let dataType114 = typeof data120;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data120;
+var _valid10 = _errs352 === errors;
+valid45 = valid45 || _valid10;
+if(!valid45){
+const _errs354 = errors;
+if(typeof data125 !== "string"){
+let dataType117 = typeof data125;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data125;
 }
-else if(data120 === null){
-coerced114 = "";
+else if(data125 === null){
+coerced117 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data120};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data125};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5753,15 +5931,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data120 = coerced114;
-if(data119 !== undefined){
-data119[i6] = coerced114;
+if(coerced117 !== undefined){
+data125 = coerced117;
+if(data124 !== undefined){
+data124[i6] = coerced117;
 }
 }
 }
-if("minimal" !== data120){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data120};
+if("minimal" !== data125){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data125};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5770,22 +5948,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs342 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs344 = errors;
-if(typeof data120 !== "string"){
-let dataType115 = typeof data120;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data120;
+var _valid10 = _errs354 === errors;
+valid45 = valid45 || _valid10;
+if(!valid45){
+const _errs356 = errors;
+if(typeof data125 !== "string"){
+let dataType118 = typeof data125;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data125;
 }
-else if(data120 === null){
-coerced115 = "";
+else if(data125 === null){
+coerced118 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data120};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data125};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5795,15 +5973,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data120 = coerced115;
-if(data119 !== undefined){
-data119[i6] = coerced115;
+if(coerced118 !== undefined){
+data125 = coerced118;
+if(data124 !== undefined){
+data124[i6] = coerced118;
 }
 }
 }
-if("low" !== data120){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data120};
+if("low" !== data125){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data125};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5812,22 +5990,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs344 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs346 = errors;
-if(typeof data120 !== "string"){
-let dataType116 = typeof data120;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data120;
+var _valid10 = _errs356 === errors;
+valid45 = valid45 || _valid10;
+if(!valid45){
+const _errs358 = errors;
+if(typeof data125 !== "string"){
+let dataType119 = typeof data125;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data125;
 }
-else if(data120 === null){
-coerced116 = "";
+else if(data125 === null){
+coerced119 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data120};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data125};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -5837,15 +6015,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data120 = coerced116;
-if(data119 !== undefined){
-data119[i6] = coerced116;
+if(coerced119 !== undefined){
+data125 = coerced119;
+if(data124 !== undefined){
+data124[i6] = coerced119;
 }
 }
 }
-if("medium" !== data120){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data120};
+if("medium" !== data125){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data125};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -5854,22 +6032,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs346 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs348 = errors;
-if(typeof data120 !== "string"){
-let dataType117 = typeof data120;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data120;
+var _valid10 = _errs358 === errors;
+valid45 = valid45 || _valid10;
+if(!valid45){
+const _errs360 = errors;
+if(typeof data125 !== "string"){
+let dataType120 = typeof data125;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data125;
 }
-else if(data120 === null){
-coerced117 = "";
+else if(data125 === null){
+coerced120 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data120};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data125};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -5879,15 +6057,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data120 = coerced117;
-if(data119 !== undefined){
-data119[i6] = coerced117;
+if(coerced120 !== undefined){
+data125 = coerced120;
+if(data124 !== undefined){
+data124[i6] = coerced120;
 }
 }
 }
-if("high" !== data120){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data120};
+if("high" !== data125){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data125};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -5896,22 +6074,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs348 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs350 = errors;
-if(typeof data120 !== "string"){
-let dataType118 = typeof data120;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data120;
+var _valid10 = _errs360 === errors;
+valid45 = valid45 || _valid10;
+if(!valid45){
+const _errs362 = errors;
+if(typeof data125 !== "string"){
+let dataType121 = typeof data125;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data125;
 }
-else if(data120 === null){
-coerced118 = "";
+else if(data125 === null){
+coerced121 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data120};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data125};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -5921,15 +6099,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data120 = coerced118;
-if(data119 !== undefined){
-data119[i6] = coerced118;
+if(coerced121 !== undefined){
+data125 = coerced121;
+if(data124 !== undefined){
+data124[i6] = coerced121;
 }
 }
 }
-if("xhigh" !== data120){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data120};
+if("xhigh" !== data125){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data125};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -5938,22 +6116,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs350 === errors;
-valid43 = valid43 || _valid10;
-if(!valid43){
-const _errs352 = errors;
-if(typeof data120 !== "string"){
-let dataType119 = typeof data120;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data120;
+var _valid10 = _errs362 === errors;
+valid45 = valid45 || _valid10;
+if(!valid45){
+const _errs364 = errors;
+if(typeof data125 !== "string"){
+let dataType122 = typeof data125;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data125;
 }
-else if(data120 === null){
-coerced119 = "";
+else if(data125 === null){
+coerced122 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data120};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data125};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -5963,15 +6141,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data120 = coerced119;
-if(data119 !== undefined){
-data119[i6] = coerced119;
+if(coerced122 !== undefined){
+data125 = coerced122;
+if(data124 !== undefined){
+data124[i6] = coerced122;
 }
 }
 }
-if("max" !== data120){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data120};
+if("max" !== data125){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data125};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -5980,16 +6158,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs352 === errors;
-valid43 = valid43 || _valid10;
+var _valid10 = _errs364 === errors;
+valid45 = valid45 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid43){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data120};
+if(!valid45){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data125};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6001,52 +6179,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs339;
+errors = _errs351;
 if(vErrors !== null){
-if(_errs339){
-vErrors.length = _errs339;
+if(_errs351){
+vErrors.length = _errs351;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs338 === errors;
-if(!valid42){
+var valid44 = _errs350 === errors;
+if(!valid44){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data124}];
 return false;
 }
 }
-var valid40 = _errs336 === errors;
+var valid42 = _errs348 === errors;
 }
 else {
-var valid40 = true;
+var valid42 = true;
 }
-if(valid40){
-if(data117.style !== undefined){
-let data121 = data117.style;
-const _errs354 = errors;
-const _errs355 = errors;
-let valid44 = false;
-const _errs356 = errors;
-if(typeof data121 !== "string"){
-let dataType120 = typeof data121;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data121;
+if(valid42){
+if(data122.style !== undefined){
+let data126 = data122.style;
+const _errs366 = errors;
+const _errs367 = errors;
+let valid46 = false;
+const _errs368 = errors;
+if(typeof data126 !== "string"){
+let dataType123 = typeof data126;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data126;
 }
-else if(data121 === null){
-coerced120 = "";
+else if(data126 === null){
+coerced123 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data121};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6056,15 +6234,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced120 !== undefined){
-data121 = coerced120;
-if(data117 !== undefined){
-data117["style"] = coerced120;
+if(coerced123 !== undefined){
+data126 = coerced123;
+if(data122 !== undefined){
+data122["style"] = coerced123;
 }
 }
 }
-if("budget" !== data121){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data121};
+if("budget" !== data126){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6073,22 +6251,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs356 === errors;
-valid44 = valid44 || _valid11;
-if(!valid44){
-const _errs358 = errors;
-if(typeof data121 !== "string"){
-let dataType121 = typeof data121;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data121;
+var _valid11 = _errs368 === errors;
+valid46 = valid46 || _valid11;
+if(!valid46){
+const _errs370 = errors;
+if(typeof data126 !== "string"){
+let dataType124 = typeof data126;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data126;
 }
-else if(data121 === null){
-coerced121 = "";
+else if(data126 === null){
+coerced124 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data121};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6098,15 +6276,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data121 = coerced121;
-if(data117 !== undefined){
-data117["style"] = coerced121;
+if(coerced124 !== undefined){
+data126 = coerced124;
+if(data122 !== undefined){
+data122["style"] = coerced124;
 }
 }
 }
-if("level" !== data121){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data121};
+if("level" !== data126){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6115,11 +6293,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs358 === errors;
-valid44 = valid44 || _valid11;
+var _valid11 = _errs370 === errors;
+valid46 = valid46 || _valid11;
 }
-if(!valid44){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data121};
+if(!valid46){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data126};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6131,345 +6309,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs355;
+errors = _errs367;
 if(vErrors !== null){
-if(_errs355){
-vErrors.length = _errs355;
+if(_errs367){
+vErrors.length = _errs367;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid40 = _errs354 === errors;
+var valid42 = _errs366 === errors;
 }
 else {
-var valid40 = true;
+var valid42 = true;
 }
-if(valid40){
-if(data117.budgets !== undefined){
-let data122 = data117.budgets;
-const _errs360 = errors;
-if(errors === _errs360){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
-const _errs362 = errors;
-for(const key26 in data122){
-if(!(((((((key26 === "none") || (key26 === "minimal")) || (key26 === "low")) || (key26 === "medium")) || (key26 === "high")) || (key26 === "xhigh")) || (key26 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data122}];
+if(valid42){
+if(data122.budgets !== undefined){
+let data127 = data122.budgets;
+const _errs372 = errors;
+if(errors === _errs372){
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+const _errs374 = errors;
+for(const key28 in data127){
+if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data127}];
 return false;
 break;
 }
 }
-if(_errs362 === errors){
-if(data122.none !== undefined){
-let data123 = data122.none;
-const _errs363 = errors;
-if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
-let dataType122 = typeof data123;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data123 === null
-              || (dataType122 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
-coerced122 = +data123;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data123}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data123 = coerced122;
-if(data122 !== undefined){
-data122["none"] = coerced122;
-}
-}
-}
-if(errors === _errs363){
-if(typeof data123 == "number"){
-if(data123 < 0 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data123}];
-return false;
-}
-}
-}
-var valid45 = _errs363 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data122.minimal !== undefined){
-let data124 = data122.minimal;
-const _errs365 = errors;
-if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
-let dataType123 = typeof data124;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 === "boolean" || data124 === null
-              || (dataType123 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
-coerced123 = +data124;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data124}];
-return false;
-}
-}
-if(coerced123 !== undefined){
-data124 = coerced123;
-if(data122 !== undefined){
-data122["minimal"] = coerced123;
-}
-}
-}
-if(errors === _errs365){
-if(typeof data124 == "number"){
-if(data124 < 1 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data124}];
-return false;
-}
-}
-}
-var valid45 = _errs365 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data122.low !== undefined){
-let data125 = data122.low;
-const _errs367 = errors;
-if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
-let dataType124 = typeof data125;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 === "boolean" || data125 === null
-              || (dataType124 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced124 = +data125;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data125}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data125 = coerced124;
-if(data122 !== undefined){
-data122["low"] = coerced124;
-}
-}
-}
-if(errors === _errs367){
-if(typeof data125 == "number"){
-if(data125 < 1 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data125}];
-return false;
-}
-}
-}
-var valid45 = _errs367 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data122.medium !== undefined){
-let data126 = data122.medium;
-const _errs369 = errors;
-if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
-let dataType125 = typeof data126;
+if(_errs374 === errors){
+if(data127.none !== undefined){
+let data128 = data127.none;
+const _errs375 = errors;
+if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
+let dataType125 = typeof data128;
 let coerced125 = undefined;
 if(!(coerced125 !== undefined)){
-if(dataType125 === "boolean" || data126 === null
-              || (dataType125 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
-coerced125 = +data126;
+if(dataType125 === "boolean" || data128 === null
+              || (dataType125 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
+coerced125 = +data128;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data128}];
 return false;
 }
 }
 if(coerced125 !== undefined){
-data126 = coerced125;
-if(data122 !== undefined){
-data122["medium"] = coerced125;
-}
-}
-}
-if(errors === _errs369){
-if(typeof data126 == "number"){
-if(data126 < 1 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data126}];
-return false;
-}
-}
-}
-var valid45 = _errs369 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data122.high !== undefined){
-let data127 = data122.high;
-const _errs371 = errors;
-if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
-let dataType126 = typeof data127;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 === "boolean" || data127 === null
-              || (dataType126 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
-coerced126 = +data127;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data127}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data127 = coerced126;
-if(data122 !== undefined){
-data122["high"] = coerced126;
-}
-}
-}
-if(errors === _errs371){
-if(typeof data127 == "number"){
-if(data127 < 1 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data127}];
-return false;
-}
-}
-}
-var valid45 = _errs371 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data122.xhigh !== undefined){
-let data128 = data122.xhigh;
-const _errs373 = errors;
-if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
-let dataType127 = typeof data128;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 === "boolean" || data128 === null
-              || (dataType127 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
-coerced127 = +data128;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data128}];
-return false;
-}
-}
-if(coerced127 !== undefined){
-data128 = coerced127;
-if(data122 !== undefined){
-data122["xhigh"] = coerced127;
-}
-}
-}
-if(errors === _errs373){
-if(typeof data128 == "number"){
-if(data128 < 1 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data128}];
-return false;
-}
-}
-}
-var valid45 = _errs373 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data122.max !== undefined){
-let data129 = data122.max;
-const _errs375 = errors;
-if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
-let dataType128 = typeof data129;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 === "boolean" || data129 === null
-              || (dataType128 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
-coerced128 = +data129;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data129}];
-return false;
-}
-}
-if(coerced128 !== undefined){
-data129 = coerced128;
-if(data122 !== undefined){
-data122["max"] = coerced128;
+data128 = coerced125;
+if(data127 !== undefined){
+data127["none"] = coerced125;
 }
 }
 }
 if(errors === _errs375){
+if(typeof data128 == "number"){
+if(data128 < 0 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data128}];
+return false;
+}
+}
+}
+var valid47 = _errs375 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data127.minimal !== undefined){
+let data129 = data127.minimal;
+const _errs377 = errors;
+if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
+let dataType126 = typeof data129;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 === "boolean" || data129 === null
+              || (dataType126 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced126 = +data129;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data129}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data129 = coerced126;
+if(data127 !== undefined){
+data127["minimal"] = coerced126;
+}
+}
+}
+if(errors === _errs377){
 if(typeof data129 == "number"){
 if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data129}];
 return false;
 }
 }
 }
-var valid45 = _errs375 === errors;
+var valid47 = _errs377 === errors;
 }
 else {
-var valid45 = true;
+var valid47 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data122}];
-return false;
-}
-}
-var valid40 = _errs360 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data117.levels !== undefined){
-let data130 = data117.levels;
-const _errs377 = errors;
-if(errors === _errs377){
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+if(valid47){
+if(data127.low !== undefined){
+let data130 = data127.low;
 const _errs379 = errors;
-for(const key27 in data130){
-if(!(((((((key27 === "none") || (key27 === "minimal")) || (key27 === "low")) || (key27 === "medium")) || (key27 === "high")) || (key27 === "xhigh")) || (key27 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data130}];
+if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
+let dataType127 = typeof data130;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 === "boolean" || data130 === null
+              || (dataType127 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced127 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data130}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data130 = coerced127;
+if(data127 !== undefined){
+data127["low"] = coerced127;
+}
+}
+}
+if(errors === _errs379){
+if(typeof data130 == "number"){
+if(data130 < 1 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data130}];
+return false;
+}
+}
+}
+var valid47 = _errs379 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data127.medium !== undefined){
+let data131 = data127.medium;
+const _errs381 = errors;
+if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
+let dataType128 = typeof data131;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 === "boolean" || data131 === null
+              || (dataType128 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
+coerced128 = +data131;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data131}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data131 = coerced128;
+if(data127 !== undefined){
+data127["medium"] = coerced128;
+}
+}
+}
+if(errors === _errs381){
+if(typeof data131 == "number"){
+if(data131 < 1 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data131}];
+return false;
+}
+}
+}
+var valid47 = _errs381 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data127.high !== undefined){
+let data132 = data127.high;
+const _errs383 = errors;
+if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
+let dataType129 = typeof data132;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 === "boolean" || data132 === null
+              || (dataType129 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
+coerced129 = +data132;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data132}];
+return false;
+}
+}
+if(coerced129 !== undefined){
+data132 = coerced129;
+if(data127 !== undefined){
+data127["high"] = coerced129;
+}
+}
+}
+if(errors === _errs383){
+if(typeof data132 == "number"){
+if(data132 < 1 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data132}];
+return false;
+}
+}
+}
+var valid47 = _errs383 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data127.xhigh !== undefined){
+let data133 = data127.xhigh;
+const _errs385 = errors;
+if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
+let dataType130 = typeof data133;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 === "boolean" || data133 === null
+              || (dataType130 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
+coerced130 = +data133;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data133}];
+return false;
+}
+}
+if(coerced130 !== undefined){
+data133 = coerced130;
+if(data127 !== undefined){
+data127["xhigh"] = coerced130;
+}
+}
+}
+if(errors === _errs385){
+if(typeof data133 == "number"){
+if(data133 < 1 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data133}];
+return false;
+}
+}
+}
+var valid47 = _errs385 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data127.max !== undefined){
+let data134 = data127.max;
+const _errs387 = errors;
+if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
+let dataType131 = typeof data134;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 === "boolean" || data134 === null
+              || (dataType131 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
+coerced131 = +data134;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data134}];
+return false;
+}
+}
+if(coerced131 !== undefined){
+data134 = coerced131;
+if(data127 !== undefined){
+data127["max"] = coerced131;
+}
+}
+}
+if(errors === _errs387){
+if(typeof data134 == "number"){
+if(data134 < 1 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data134}];
+return false;
+}
+}
+}
+var valid47 = _errs387 === errors;
+}
+else {
+var valid47 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data127}];
+return false;
+}
+}
+var valid42 = _errs372 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data122.levels !== undefined){
+let data135 = data122.levels;
+const _errs389 = errors;
+if(errors === _errs389){
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+const _errs391 = errors;
+for(const key29 in data135){
+if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data135}];
 return false;
 break;
 }
 }
-if(_errs379 === errors){
-if(data130.none !== undefined){
-let data131 = data130.none;
-const _errs380 = errors;
-const _errs381 = errors;
-let valid47 = false;
-const _errs382 = errors;
-if(typeof data131 !== "string"){
-let dataType129 = typeof data131;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data131;
+if(_errs391 === errors){
+if(data135.none !== undefined){
+let data136 = data135.none;
+const _errs392 = errors;
+const _errs393 = errors;
+let valid49 = false;
+const _errs394 = errors;
+if(typeof data136 !== "string"){
+let dataType132 = typeof data136;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data136;
 }
-else if(data131 === null){
-coerced129 = "";
+else if(data136 === null){
+coerced132 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data131};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6479,15 +6657,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data131 = coerced129;
-if(data130 !== undefined){
-data130["none"] = coerced129;
+if(coerced132 !== undefined){
+data136 = coerced132;
+if(data135 !== undefined){
+data135["none"] = coerced132;
 }
 }
 }
-if("minimal" !== data131){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data131};
+if("minimal" !== data136){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6496,22 +6674,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs382 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs384 = errors;
-if(typeof data131 !== "string"){
-let dataType130 = typeof data131;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data131;
+var _valid12 = _errs394 === errors;
+valid49 = valid49 || _valid12;
+if(!valid49){
+const _errs396 = errors;
+if(typeof data136 !== "string"){
+let dataType133 = typeof data136;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data136;
 }
-else if(data131 === null){
-coerced130 = "";
+else if(data136 === null){
+coerced133 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data131};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6521,15 +6699,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data131 = coerced130;
-if(data130 !== undefined){
-data130["none"] = coerced130;
+if(coerced133 !== undefined){
+data136 = coerced133;
+if(data135 !== undefined){
+data135["none"] = coerced133;
 }
 }
 }
-if("low" !== data131){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data131};
+if("low" !== data136){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6538,22 +6716,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs384 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs386 = errors;
-if(typeof data131 !== "string"){
-let dataType131 = typeof data131;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data131;
+var _valid12 = _errs396 === errors;
+valid49 = valid49 || _valid12;
+if(!valid49){
+const _errs398 = errors;
+if(typeof data136 !== "string"){
+let dataType134 = typeof data136;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data136;
 }
-else if(data131 === null){
-coerced131 = "";
+else if(data136 === null){
+coerced134 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data131};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6563,15 +6741,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data131 = coerced131;
-if(data130 !== undefined){
-data130["none"] = coerced131;
+if(coerced134 !== undefined){
+data136 = coerced134;
+if(data135 !== undefined){
+data135["none"] = coerced134;
 }
 }
 }
-if("medium" !== data131){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data131};
+if("medium" !== data136){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6580,22 +6758,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs386 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs388 = errors;
-if(typeof data131 !== "string"){
-let dataType132 = typeof data131;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data131;
+var _valid12 = _errs398 === errors;
+valid49 = valid49 || _valid12;
+if(!valid49){
+const _errs400 = errors;
+if(typeof data136 !== "string"){
+let dataType135 = typeof data136;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data136;
 }
-else if(data131 === null){
-coerced132 = "";
+else if(data136 === null){
+coerced135 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data131};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6605,15 +6783,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data131 = coerced132;
-if(data130 !== undefined){
-data130["none"] = coerced132;
+if(coerced135 !== undefined){
+data136 = coerced135;
+if(data135 !== undefined){
+data135["none"] = coerced135;
 }
 }
 }
-if("high" !== data131){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data131};
+if("high" !== data136){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6622,22 +6800,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs388 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs390 = errors;
-if(typeof data131 !== "string"){
-let dataType133 = typeof data131;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data131;
+var _valid12 = _errs400 === errors;
+valid49 = valid49 || _valid12;
+if(!valid49){
+const _errs402 = errors;
+if(typeof data136 !== "string"){
+let dataType136 = typeof data136;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data136;
 }
-else if(data131 === null){
-coerced133 = "";
+else if(data136 === null){
+coerced136 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data131};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6647,15 +6825,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data131 = coerced133;
-if(data130 !== undefined){
-data130["none"] = coerced133;
+if(coerced136 !== undefined){
+data136 = coerced136;
+if(data135 !== undefined){
+data135["none"] = coerced136;
 }
 }
 }
-if("xhigh" !== data131){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data131};
+if("xhigh" !== data136){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -6664,22 +6842,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs390 === errors;
-valid47 = valid47 || _valid12;
-if(!valid47){
-const _errs392 = errors;
-if(typeof data131 !== "string"){
-let dataType134 = typeof data131;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data131;
+var _valid12 = _errs402 === errors;
+valid49 = valid49 || _valid12;
+if(!valid49){
+const _errs404 = errors;
+if(typeof data136 !== "string"){
+let dataType137 = typeof data136;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data136;
 }
-else if(data131 === null){
-coerced134 = "";
+else if(data136 === null){
+coerced137 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data131};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -6689,15 +6867,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data131 = coerced134;
-if(data130 !== undefined){
-data130["none"] = coerced134;
+if(coerced137 !== undefined){
+data136 = coerced137;
+if(data135 !== undefined){
+data135["none"] = coerced137;
 }
 }
 }
-if("max" !== data131){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data131};
+if("max" !== data136){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -6706,15 +6884,15 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs392 === errors;
-valid47 = valid47 || _valid12;
+var _valid12 = _errs404 === errors;
+valid49 = valid49 || _valid12;
 }
 }
 }
 }
 }
-if(!valid47){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data131};
+if(!valid49){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data136};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -6726,40 +6904,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs381;
+errors = _errs393;
 if(vErrors !== null){
-if(_errs381){
-vErrors.length = _errs381;
+if(_errs393){
+vErrors.length = _errs393;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid46 = _errs380 === errors;
+var valid48 = _errs392 === errors;
 }
 else {
-var valid46 = true;
+var valid48 = true;
 }
-if(valid46){
-if(data130.minimal !== undefined){
-let data132 = data130.minimal;
-const _errs394 = errors;
-const _errs395 = errors;
-let valid48 = false;
-const _errs396 = errors;
-if(typeof data132 !== "string"){
-let dataType135 = typeof data132;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data132;
+if(valid48){
+if(data135.minimal !== undefined){
+let data137 = data135.minimal;
+const _errs406 = errors;
+const _errs407 = errors;
+let valid50 = false;
+const _errs408 = errors;
+if(typeof data137 !== "string"){
+let dataType138 = typeof data137;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data137;
 }
-else if(data132 === null){
-coerced135 = "";
+else if(data137 === null){
+coerced138 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data132};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -6769,15 +6947,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data132 = coerced135;
-if(data130 !== undefined){
-data130["minimal"] = coerced135;
+if(coerced138 !== undefined){
+data137 = coerced138;
+if(data135 !== undefined){
+data135["minimal"] = coerced138;
 }
 }
 }
-if("minimal" !== data132){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data132};
+if("minimal" !== data137){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -6786,22 +6964,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs396 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs398 = errors;
-if(typeof data132 !== "string"){
-let dataType136 = typeof data132;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data132;
+var _valid13 = _errs408 === errors;
+valid50 = valid50 || _valid13;
+if(!valid50){
+const _errs410 = errors;
+if(typeof data137 !== "string"){
+let dataType139 = typeof data137;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data137;
 }
-else if(data132 === null){
-coerced136 = "";
+else if(data137 === null){
+coerced139 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data132};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -6811,15 +6989,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data132 = coerced136;
-if(data130 !== undefined){
-data130["minimal"] = coerced136;
+if(coerced139 !== undefined){
+data137 = coerced139;
+if(data135 !== undefined){
+data135["minimal"] = coerced139;
 }
 }
 }
-if("low" !== data132){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data132};
+if("low" !== data137){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -6828,22 +7006,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs398 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs400 = errors;
-if(typeof data132 !== "string"){
-let dataType137 = typeof data132;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data132;
+var _valid13 = _errs410 === errors;
+valid50 = valid50 || _valid13;
+if(!valid50){
+const _errs412 = errors;
+if(typeof data137 !== "string"){
+let dataType140 = typeof data137;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data137;
 }
-else if(data132 === null){
-coerced137 = "";
+else if(data137 === null){
+coerced140 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data132};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -6853,15 +7031,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data132 = coerced137;
-if(data130 !== undefined){
-data130["minimal"] = coerced137;
+if(coerced140 !== undefined){
+data137 = coerced140;
+if(data135 !== undefined){
+data135["minimal"] = coerced140;
 }
 }
 }
-if("medium" !== data132){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data132};
+if("medium" !== data137){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -6870,22 +7048,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs400 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs402 = errors;
-if(typeof data132 !== "string"){
-let dataType138 = typeof data132;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data132;
+var _valid13 = _errs412 === errors;
+valid50 = valid50 || _valid13;
+if(!valid50){
+const _errs414 = errors;
+if(typeof data137 !== "string"){
+let dataType141 = typeof data137;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data137;
 }
-else if(data132 === null){
-coerced138 = "";
+else if(data137 === null){
+coerced141 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data132};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -6895,15 +7073,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data132 = coerced138;
-if(data130 !== undefined){
-data130["minimal"] = coerced138;
+if(coerced141 !== undefined){
+data137 = coerced141;
+if(data135 !== undefined){
+data135["minimal"] = coerced141;
 }
 }
 }
-if("high" !== data132){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data132};
+if("high" !== data137){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -6912,22 +7090,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs402 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs404 = errors;
-if(typeof data132 !== "string"){
-let dataType139 = typeof data132;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data132;
+var _valid13 = _errs414 === errors;
+valid50 = valid50 || _valid13;
+if(!valid50){
+const _errs416 = errors;
+if(typeof data137 !== "string"){
+let dataType142 = typeof data137;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data137;
 }
-else if(data132 === null){
-coerced139 = "";
+else if(data137 === null){
+coerced142 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data132};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -6937,15 +7115,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data132 = coerced139;
-if(data130 !== undefined){
-data130["minimal"] = coerced139;
+if(coerced142 !== undefined){
+data137 = coerced142;
+if(data135 !== undefined){
+data135["minimal"] = coerced142;
 }
 }
 }
-if("xhigh" !== data132){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data132};
+if("xhigh" !== data137){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -6954,22 +7132,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs404 === errors;
-valid48 = valid48 || _valid13;
-if(!valid48){
-const _errs406 = errors;
-if(typeof data132 !== "string"){
-let dataType140 = typeof data132;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data132;
+var _valid13 = _errs416 === errors;
+valid50 = valid50 || _valid13;
+if(!valid50){
+const _errs418 = errors;
+if(typeof data137 !== "string"){
+let dataType143 = typeof data137;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data137;
 }
-else if(data132 === null){
-coerced140 = "";
+else if(data137 === null){
+coerced143 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data132};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -6979,15 +7157,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data132 = coerced140;
-if(data130 !== undefined){
-data130["minimal"] = coerced140;
+if(coerced143 !== undefined){
+data137 = coerced143;
+if(data135 !== undefined){
+data135["minimal"] = coerced143;
 }
 }
 }
-if("max" !== data132){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data132};
+if("max" !== data137){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -6996,15 +7174,15 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs406 === errors;
-valid48 = valid48 || _valid13;
+var _valid13 = _errs418 === errors;
+valid50 = valid50 || _valid13;
 }
 }
 }
 }
 }
-if(!valid48){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data132};
+if(!valid50){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data137};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7016,40 +7194,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs395;
+errors = _errs407;
 if(vErrors !== null){
-if(_errs395){
-vErrors.length = _errs395;
+if(_errs407){
+vErrors.length = _errs407;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid46 = _errs394 === errors;
+var valid48 = _errs406 === errors;
 }
 else {
-var valid46 = true;
+var valid48 = true;
 }
-if(valid46){
-if(data130.low !== undefined){
-let data133 = data130.low;
-const _errs408 = errors;
-const _errs409 = errors;
-let valid49 = false;
-const _errs410 = errors;
-if(typeof data133 !== "string"){
-let dataType141 = typeof data133;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data133;
+if(valid48){
+if(data135.low !== undefined){
+let data138 = data135.low;
+const _errs420 = errors;
+const _errs421 = errors;
+let valid51 = false;
+const _errs422 = errors;
+if(typeof data138 !== "string"){
+let dataType144 = typeof data138;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data138;
 }
-else if(data133 === null){
-coerced141 = "";
+else if(data138 === null){
+coerced144 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data133};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7059,15 +7237,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data133 = coerced141;
-if(data130 !== undefined){
-data130["low"] = coerced141;
+if(coerced144 !== undefined){
+data138 = coerced144;
+if(data135 !== undefined){
+data135["low"] = coerced144;
 }
 }
 }
-if("minimal" !== data133){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data133};
+if("minimal" !== data138){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7076,22 +7254,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs410 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs412 = errors;
-if(typeof data133 !== "string"){
-let dataType142 = typeof data133;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data133;
+var _valid14 = _errs422 === errors;
+valid51 = valid51 || _valid14;
+if(!valid51){
+const _errs424 = errors;
+if(typeof data138 !== "string"){
+let dataType145 = typeof data138;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data138;
 }
-else if(data133 === null){
-coerced142 = "";
+else if(data138 === null){
+coerced145 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data133};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7101,15 +7279,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data133 = coerced142;
-if(data130 !== undefined){
-data130["low"] = coerced142;
+if(coerced145 !== undefined){
+data138 = coerced145;
+if(data135 !== undefined){
+data135["low"] = coerced145;
 }
 }
 }
-if("low" !== data133){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data133};
+if("low" !== data138){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7118,22 +7296,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs412 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs414 = errors;
-if(typeof data133 !== "string"){
-let dataType143 = typeof data133;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data133;
+var _valid14 = _errs424 === errors;
+valid51 = valid51 || _valid14;
+if(!valid51){
+const _errs426 = errors;
+if(typeof data138 !== "string"){
+let dataType146 = typeof data138;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data138;
 }
-else if(data133 === null){
-coerced143 = "";
+else if(data138 === null){
+coerced146 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data133};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7143,15 +7321,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data133 = coerced143;
-if(data130 !== undefined){
-data130["low"] = coerced143;
+if(coerced146 !== undefined){
+data138 = coerced146;
+if(data135 !== undefined){
+data135["low"] = coerced146;
 }
 }
 }
-if("medium" !== data133){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data133};
+if("medium" !== data138){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7160,22 +7338,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs414 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs416 = errors;
-if(typeof data133 !== "string"){
-let dataType144 = typeof data133;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data133;
+var _valid14 = _errs426 === errors;
+valid51 = valid51 || _valid14;
+if(!valid51){
+const _errs428 = errors;
+if(typeof data138 !== "string"){
+let dataType147 = typeof data138;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data138;
 }
-else if(data133 === null){
-coerced144 = "";
+else if(data138 === null){
+coerced147 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data133};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7185,15 +7363,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data133 = coerced144;
-if(data130 !== undefined){
-data130["low"] = coerced144;
+if(coerced147 !== undefined){
+data138 = coerced147;
+if(data135 !== undefined){
+data135["low"] = coerced147;
 }
 }
 }
-if("high" !== data133){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data133};
+if("high" !== data138){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7202,22 +7380,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs416 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs418 = errors;
-if(typeof data133 !== "string"){
-let dataType145 = typeof data133;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data133;
+var _valid14 = _errs428 === errors;
+valid51 = valid51 || _valid14;
+if(!valid51){
+const _errs430 = errors;
+if(typeof data138 !== "string"){
+let dataType148 = typeof data138;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data138;
 }
-else if(data133 === null){
-coerced145 = "";
+else if(data138 === null){
+coerced148 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data133};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7227,15 +7405,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data133 = coerced145;
-if(data130 !== undefined){
-data130["low"] = coerced145;
+if(coerced148 !== undefined){
+data138 = coerced148;
+if(data135 !== undefined){
+data135["low"] = coerced148;
 }
 }
 }
-if("xhigh" !== data133){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data133};
+if("xhigh" !== data138){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7244,22 +7422,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs418 === errors;
-valid49 = valid49 || _valid14;
-if(!valid49){
-const _errs420 = errors;
-if(typeof data133 !== "string"){
-let dataType146 = typeof data133;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data133;
+var _valid14 = _errs430 === errors;
+valid51 = valid51 || _valid14;
+if(!valid51){
+const _errs432 = errors;
+if(typeof data138 !== "string"){
+let dataType149 = typeof data138;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data138;
 }
-else if(data133 === null){
-coerced146 = "";
+else if(data138 === null){
+coerced149 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data133};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7269,15 +7447,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data133 = coerced146;
-if(data130 !== undefined){
-data130["low"] = coerced146;
+if(coerced149 !== undefined){
+data138 = coerced149;
+if(data135 !== undefined){
+data135["low"] = coerced149;
 }
 }
 }
-if("max" !== data133){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data133};
+if("max" !== data138){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7286,15 +7464,15 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs420 === errors;
-valid49 = valid49 || _valid14;
+var _valid14 = _errs432 === errors;
+valid51 = valid51 || _valid14;
 }
 }
 }
 }
 }
-if(!valid49){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data133};
+if(!valid51){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data138};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7306,40 +7484,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs409;
+errors = _errs421;
 if(vErrors !== null){
-if(_errs409){
-vErrors.length = _errs409;
+if(_errs421){
+vErrors.length = _errs421;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid46 = _errs408 === errors;
+var valid48 = _errs420 === errors;
 }
 else {
-var valid46 = true;
+var valid48 = true;
 }
-if(valid46){
-if(data130.medium !== undefined){
-let data134 = data130.medium;
-const _errs422 = errors;
-const _errs423 = errors;
-let valid50 = false;
-const _errs424 = errors;
-if(typeof data134 !== "string"){
-let dataType147 = typeof data134;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data134;
+if(valid48){
+if(data135.medium !== undefined){
+let data139 = data135.medium;
+const _errs434 = errors;
+const _errs435 = errors;
+let valid52 = false;
+const _errs436 = errors;
+if(typeof data139 !== "string"){
+let dataType150 = typeof data139;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data139;
 }
-else if(data134 === null){
-coerced147 = "";
+else if(data139 === null){
+coerced150 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data134};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7349,15 +7527,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data134 = coerced147;
-if(data130 !== undefined){
-data130["medium"] = coerced147;
+if(coerced150 !== undefined){
+data139 = coerced150;
+if(data135 !== undefined){
+data135["medium"] = coerced150;
 }
 }
 }
-if("minimal" !== data134){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data134};
+if("minimal" !== data139){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7366,22 +7544,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs424 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs426 = errors;
-if(typeof data134 !== "string"){
-let dataType148 = typeof data134;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data134;
+var _valid15 = _errs436 === errors;
+valid52 = valid52 || _valid15;
+if(!valid52){
+const _errs438 = errors;
+if(typeof data139 !== "string"){
+let dataType151 = typeof data139;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data139;
 }
-else if(data134 === null){
-coerced148 = "";
+else if(data139 === null){
+coerced151 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data134};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7391,15 +7569,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data134 = coerced148;
-if(data130 !== undefined){
-data130["medium"] = coerced148;
+if(coerced151 !== undefined){
+data139 = coerced151;
+if(data135 !== undefined){
+data135["medium"] = coerced151;
 }
 }
 }
-if("low" !== data134){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data134};
+if("low" !== data139){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7408,22 +7586,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs426 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs428 = errors;
-if(typeof data134 !== "string"){
-let dataType149 = typeof data134;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data134;
+var _valid15 = _errs438 === errors;
+valid52 = valid52 || _valid15;
+if(!valid52){
+const _errs440 = errors;
+if(typeof data139 !== "string"){
+let dataType152 = typeof data139;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data139;
 }
-else if(data134 === null){
-coerced149 = "";
+else if(data139 === null){
+coerced152 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data134};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7433,15 +7611,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data134 = coerced149;
-if(data130 !== undefined){
-data130["medium"] = coerced149;
+if(coerced152 !== undefined){
+data139 = coerced152;
+if(data135 !== undefined){
+data135["medium"] = coerced152;
 }
 }
 }
-if("medium" !== data134){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data134};
+if("medium" !== data139){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7450,22 +7628,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs428 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs430 = errors;
-if(typeof data134 !== "string"){
-let dataType150 = typeof data134;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data134;
+var _valid15 = _errs440 === errors;
+valid52 = valid52 || _valid15;
+if(!valid52){
+const _errs442 = errors;
+if(typeof data139 !== "string"){
+let dataType153 = typeof data139;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data139;
 }
-else if(data134 === null){
-coerced150 = "";
+else if(data139 === null){
+coerced153 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data134};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7475,15 +7653,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data134 = coerced150;
-if(data130 !== undefined){
-data130["medium"] = coerced150;
+if(coerced153 !== undefined){
+data139 = coerced153;
+if(data135 !== undefined){
+data135["medium"] = coerced153;
 }
 }
 }
-if("high" !== data134){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data134};
+if("high" !== data139){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -7492,22 +7670,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs430 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs432 = errors;
-if(typeof data134 !== "string"){
-let dataType151 = typeof data134;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data134;
+var _valid15 = _errs442 === errors;
+valid52 = valid52 || _valid15;
+if(!valid52){
+const _errs444 = errors;
+if(typeof data139 !== "string"){
+let dataType154 = typeof data139;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data139;
 }
-else if(data134 === null){
-coerced151 = "";
+else if(data139 === null){
+coerced154 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data134};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -7517,15 +7695,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data134 = coerced151;
-if(data130 !== undefined){
-data130["medium"] = coerced151;
+if(coerced154 !== undefined){
+data139 = coerced154;
+if(data135 !== undefined){
+data135["medium"] = coerced154;
 }
 }
 }
-if("xhigh" !== data134){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data134};
+if("xhigh" !== data139){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -7534,22 +7712,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs432 === errors;
-valid50 = valid50 || _valid15;
-if(!valid50){
-const _errs434 = errors;
-if(typeof data134 !== "string"){
-let dataType152 = typeof data134;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data134;
+var _valid15 = _errs444 === errors;
+valid52 = valid52 || _valid15;
+if(!valid52){
+const _errs446 = errors;
+if(typeof data139 !== "string"){
+let dataType155 = typeof data139;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data139;
 }
-else if(data134 === null){
-coerced152 = "";
+else if(data139 === null){
+coerced155 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data134};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -7559,15 +7737,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data134 = coerced152;
-if(data130 !== undefined){
-data130["medium"] = coerced152;
+if(coerced155 !== undefined){
+data139 = coerced155;
+if(data135 !== undefined){
+data135["medium"] = coerced155;
 }
 }
 }
-if("max" !== data134){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data134};
+if("max" !== data139){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -7576,15 +7754,15 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs434 === errors;
-valid50 = valid50 || _valid15;
+var _valid15 = _errs446 === errors;
+valid52 = valid52 || _valid15;
 }
 }
 }
 }
 }
-if(!valid50){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data134};
+if(!valid52){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data139};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -7596,40 +7774,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs423;
+errors = _errs435;
 if(vErrors !== null){
-if(_errs423){
-vErrors.length = _errs423;
+if(_errs435){
+vErrors.length = _errs435;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid46 = _errs422 === errors;
+var valid48 = _errs434 === errors;
 }
 else {
-var valid46 = true;
+var valid48 = true;
 }
-if(valid46){
-if(data130.high !== undefined){
-let data135 = data130.high;
-const _errs436 = errors;
-const _errs437 = errors;
-let valid51 = false;
-const _errs438 = errors;
-if(typeof data135 !== "string"){
-let dataType153 = typeof data135;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data135;
+if(valid48){
+if(data135.high !== undefined){
+let data140 = data135.high;
+const _errs448 = errors;
+const _errs449 = errors;
+let valid53 = false;
+const _errs450 = errors;
+if(typeof data140 !== "string"){
+let dataType156 = typeof data140;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data140;
 }
-else if(data135 === null){
-coerced153 = "";
+else if(data140 === null){
+coerced156 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data135};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -7639,15 +7817,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data135 = coerced153;
-if(data130 !== undefined){
-data130["high"] = coerced153;
+if(coerced156 !== undefined){
+data140 = coerced156;
+if(data135 !== undefined){
+data135["high"] = coerced156;
 }
 }
 }
-if("minimal" !== data135){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data135};
+if("minimal" !== data140){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -7656,22 +7834,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs438 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs440 = errors;
-if(typeof data135 !== "string"){
-let dataType154 = typeof data135;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data135;
+var _valid16 = _errs450 === errors;
+valid53 = valid53 || _valid16;
+if(!valid53){
+const _errs452 = errors;
+if(typeof data140 !== "string"){
+let dataType157 = typeof data140;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data140;
 }
-else if(data135 === null){
-coerced154 = "";
+else if(data140 === null){
+coerced157 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data135};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -7681,15 +7859,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data135 = coerced154;
-if(data130 !== undefined){
-data130["high"] = coerced154;
+if(coerced157 !== undefined){
+data140 = coerced157;
+if(data135 !== undefined){
+data135["high"] = coerced157;
 }
 }
 }
-if("low" !== data135){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data135};
+if("low" !== data140){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -7698,22 +7876,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs440 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs442 = errors;
-if(typeof data135 !== "string"){
-let dataType155 = typeof data135;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data135;
+var _valid16 = _errs452 === errors;
+valid53 = valid53 || _valid16;
+if(!valid53){
+const _errs454 = errors;
+if(typeof data140 !== "string"){
+let dataType158 = typeof data140;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data140;
 }
-else if(data135 === null){
-coerced155 = "";
+else if(data140 === null){
+coerced158 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data135};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -7723,15 +7901,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data135 = coerced155;
-if(data130 !== undefined){
-data130["high"] = coerced155;
+if(coerced158 !== undefined){
+data140 = coerced158;
+if(data135 !== undefined){
+data135["high"] = coerced158;
 }
 }
 }
-if("medium" !== data135){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data135};
+if("medium" !== data140){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -7740,22 +7918,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs442 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs444 = errors;
-if(typeof data135 !== "string"){
-let dataType156 = typeof data135;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data135;
+var _valid16 = _errs454 === errors;
+valid53 = valid53 || _valid16;
+if(!valid53){
+const _errs456 = errors;
+if(typeof data140 !== "string"){
+let dataType159 = typeof data140;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data140;
 }
-else if(data135 === null){
-coerced156 = "";
+else if(data140 === null){
+coerced159 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data135};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -7765,15 +7943,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data135 = coerced156;
-if(data130 !== undefined){
-data130["high"] = coerced156;
+if(coerced159 !== undefined){
+data140 = coerced159;
+if(data135 !== undefined){
+data135["high"] = coerced159;
 }
 }
 }
-if("high" !== data135){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data135};
+if("high" !== data140){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -7782,22 +7960,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs444 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs446 = errors;
-if(typeof data135 !== "string"){
-let dataType157 = typeof data135;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data135;
+var _valid16 = _errs456 === errors;
+valid53 = valid53 || _valid16;
+if(!valid53){
+const _errs458 = errors;
+if(typeof data140 !== "string"){
+let dataType160 = typeof data140;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data140;
 }
-else if(data135 === null){
-coerced157 = "";
+else if(data140 === null){
+coerced160 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data135};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -7807,15 +7985,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data135 = coerced157;
-if(data130 !== undefined){
-data130["high"] = coerced157;
+if(coerced160 !== undefined){
+data140 = coerced160;
+if(data135 !== undefined){
+data135["high"] = coerced160;
 }
 }
 }
-if("xhigh" !== data135){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data135};
+if("xhigh" !== data140){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -7824,22 +8002,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs446 === errors;
-valid51 = valid51 || _valid16;
-if(!valid51){
-const _errs448 = errors;
-if(typeof data135 !== "string"){
-let dataType158 = typeof data135;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data135;
+var _valid16 = _errs458 === errors;
+valid53 = valid53 || _valid16;
+if(!valid53){
+const _errs460 = errors;
+if(typeof data140 !== "string"){
+let dataType161 = typeof data140;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data140;
 }
-else if(data135 === null){
-coerced158 = "";
+else if(data140 === null){
+coerced161 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data135};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -7849,15 +8027,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data135 = coerced158;
-if(data130 !== undefined){
-data130["high"] = coerced158;
+if(coerced161 !== undefined){
+data140 = coerced161;
+if(data135 !== undefined){
+data135["high"] = coerced161;
 }
 }
 }
-if("max" !== data135){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data135};
+if("max" !== data140){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -7866,15 +8044,15 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs448 === errors;
-valid51 = valid51 || _valid16;
+var _valid16 = _errs460 === errors;
+valid53 = valid53 || _valid16;
 }
 }
 }
 }
 }
-if(!valid51){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data135};
+if(!valid53){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data140};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -7886,40 +8064,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs437;
+errors = _errs449;
 if(vErrors !== null){
-if(_errs437){
-vErrors.length = _errs437;
+if(_errs449){
+vErrors.length = _errs449;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid46 = _errs436 === errors;
+var valid48 = _errs448 === errors;
 }
 else {
-var valid46 = true;
+var valid48 = true;
 }
-if(valid46){
-if(data130.xhigh !== undefined){
-let data136 = data130.xhigh;
-const _errs450 = errors;
-const _errs451 = errors;
-let valid52 = false;
-const _errs452 = errors;
-if(typeof data136 !== "string"){
-let dataType159 = typeof data136;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data136;
+if(valid48){
+if(data135.xhigh !== undefined){
+let data141 = data135.xhigh;
+const _errs462 = errors;
+const _errs463 = errors;
+let valid54 = false;
+const _errs464 = errors;
+if(typeof data141 !== "string"){
+let dataType162 = typeof data141;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data141;
 }
-else if(data136 === null){
-coerced159 = "";
+else if(data141 === null){
+coerced162 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data136};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -7929,15 +8107,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data136 = coerced159;
-if(data130 !== undefined){
-data130["xhigh"] = coerced159;
+if(coerced162 !== undefined){
+data141 = coerced162;
+if(data135 !== undefined){
+data135["xhigh"] = coerced162;
 }
 }
 }
-if("minimal" !== data136){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data136};
+if("minimal" !== data141){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -7946,22 +8124,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs452 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs454 = errors;
-if(typeof data136 !== "string"){
-let dataType160 = typeof data136;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data136;
+var _valid17 = _errs464 === errors;
+valid54 = valid54 || _valid17;
+if(!valid54){
+const _errs466 = errors;
+if(typeof data141 !== "string"){
+let dataType163 = typeof data141;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data141;
 }
-else if(data136 === null){
-coerced160 = "";
+else if(data141 === null){
+coerced163 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data136};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -7971,15 +8149,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data136 = coerced160;
-if(data130 !== undefined){
-data130["xhigh"] = coerced160;
+if(coerced163 !== undefined){
+data141 = coerced163;
+if(data135 !== undefined){
+data135["xhigh"] = coerced163;
 }
 }
 }
-if("low" !== data136){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data136};
+if("low" !== data141){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -7988,22 +8166,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs454 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs456 = errors;
-if(typeof data136 !== "string"){
-let dataType161 = typeof data136;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data136;
+var _valid17 = _errs466 === errors;
+valid54 = valid54 || _valid17;
+if(!valid54){
+const _errs468 = errors;
+if(typeof data141 !== "string"){
+let dataType164 = typeof data141;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data141;
 }
-else if(data136 === null){
-coerced161 = "";
+else if(data141 === null){
+coerced164 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data136};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8013,15 +8191,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data136 = coerced161;
-if(data130 !== undefined){
-data130["xhigh"] = coerced161;
+if(coerced164 !== undefined){
+data141 = coerced164;
+if(data135 !== undefined){
+data135["xhigh"] = coerced164;
 }
 }
 }
-if("medium" !== data136){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data136};
+if("medium" !== data141){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8030,22 +8208,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs456 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs458 = errors;
-if(typeof data136 !== "string"){
-let dataType162 = typeof data136;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data136;
+var _valid17 = _errs468 === errors;
+valid54 = valid54 || _valid17;
+if(!valid54){
+const _errs470 = errors;
+if(typeof data141 !== "string"){
+let dataType165 = typeof data141;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data141;
 }
-else if(data136 === null){
-coerced162 = "";
+else if(data141 === null){
+coerced165 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data136};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8055,15 +8233,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data136 = coerced162;
-if(data130 !== undefined){
-data130["xhigh"] = coerced162;
+if(coerced165 !== undefined){
+data141 = coerced165;
+if(data135 !== undefined){
+data135["xhigh"] = coerced165;
 }
 }
 }
-if("high" !== data136){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data136};
+if("high" !== data141){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8072,22 +8250,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs458 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs460 = errors;
-if(typeof data136 !== "string"){
-let dataType163 = typeof data136;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data136;
+var _valid17 = _errs470 === errors;
+valid54 = valid54 || _valid17;
+if(!valid54){
+const _errs472 = errors;
+if(typeof data141 !== "string"){
+let dataType166 = typeof data141;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data141;
 }
-else if(data136 === null){
-coerced163 = "";
+else if(data141 === null){
+coerced166 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data136};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8097,15 +8275,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data136 = coerced163;
-if(data130 !== undefined){
-data130["xhigh"] = coerced163;
+if(coerced166 !== undefined){
+data141 = coerced166;
+if(data135 !== undefined){
+data135["xhigh"] = coerced166;
 }
 }
 }
-if("xhigh" !== data136){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data136};
+if("xhigh" !== data141){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8114,22 +8292,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs460 === errors;
-valid52 = valid52 || _valid17;
-if(!valid52){
-const _errs462 = errors;
-if(typeof data136 !== "string"){
-let dataType164 = typeof data136;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data136;
+var _valid17 = _errs472 === errors;
+valid54 = valid54 || _valid17;
+if(!valid54){
+const _errs474 = errors;
+if(typeof data141 !== "string"){
+let dataType167 = typeof data141;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data141;
 }
-else if(data136 === null){
-coerced164 = "";
+else if(data141 === null){
+coerced167 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data136};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data141};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8139,15 +8317,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data136 = coerced164;
-if(data130 !== undefined){
-data130["xhigh"] = coerced164;
+if(coerced167 !== undefined){
+data141 = coerced167;
+if(data135 !== undefined){
+data135["xhigh"] = coerced167;
 }
 }
 }
-if("max" !== data136){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data136};
+if("max" !== data141){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data141};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8156,15 +8334,15 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs462 === errors;
-valid52 = valid52 || _valid17;
+var _valid17 = _errs474 === errors;
+valid54 = valid54 || _valid17;
 }
 }
 }
 }
 }
-if(!valid52){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data136};
+if(!valid54){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data141};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8176,40 +8354,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs451;
+errors = _errs463;
 if(vErrors !== null){
-if(_errs451){
-vErrors.length = _errs451;
+if(_errs463){
+vErrors.length = _errs463;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid46 = _errs450 === errors;
+var valid48 = _errs462 === errors;
 }
 else {
-var valid46 = true;
+var valid48 = true;
 }
-if(valid46){
-if(data130.max !== undefined){
-let data137 = data130.max;
-const _errs464 = errors;
-const _errs465 = errors;
-let valid53 = false;
-const _errs466 = errors;
-if(typeof data137 !== "string"){
-let dataType165 = typeof data137;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data137;
+if(valid48){
+if(data135.max !== undefined){
+let data142 = data135.max;
+const _errs476 = errors;
+const _errs477 = errors;
+let valid55 = false;
+const _errs478 = errors;
+if(typeof data142 !== "string"){
+let dataType168 = typeof data142;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data142;
 }
-else if(data137 === null){
-coerced165 = "";
+else if(data142 === null){
+coerced168 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data137};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8219,15 +8397,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data137 = coerced165;
-if(data130 !== undefined){
-data130["max"] = coerced165;
+if(coerced168 !== undefined){
+data142 = coerced168;
+if(data135 !== undefined){
+data135["max"] = coerced168;
 }
 }
 }
-if("minimal" !== data137){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data137};
+if("minimal" !== data142){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8236,22 +8414,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs466 === errors;
-valid53 = valid53 || _valid18;
-if(!valid53){
-const _errs468 = errors;
-if(typeof data137 !== "string"){
-let dataType166 = typeof data137;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data137;
+var _valid18 = _errs478 === errors;
+valid55 = valid55 || _valid18;
+if(!valid55){
+const _errs480 = errors;
+if(typeof data142 !== "string"){
+let dataType169 = typeof data142;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data142;
 }
-else if(data137 === null){
-coerced166 = "";
+else if(data142 === null){
+coerced169 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data137};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8261,15 +8439,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data137 = coerced166;
-if(data130 !== undefined){
-data130["max"] = coerced166;
+if(coerced169 !== undefined){
+data142 = coerced169;
+if(data135 !== undefined){
+data135["max"] = coerced169;
 }
 }
 }
-if("low" !== data137){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data137};
+if("low" !== data142){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8278,22 +8456,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs468 === errors;
-valid53 = valid53 || _valid18;
-if(!valid53){
-const _errs470 = errors;
-if(typeof data137 !== "string"){
-let dataType167 = typeof data137;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data137;
+var _valid18 = _errs480 === errors;
+valid55 = valid55 || _valid18;
+if(!valid55){
+const _errs482 = errors;
+if(typeof data142 !== "string"){
+let dataType170 = typeof data142;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data142;
 }
-else if(data137 === null){
-coerced167 = "";
+else if(data142 === null){
+coerced170 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data137};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8303,15 +8481,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data137 = coerced167;
-if(data130 !== undefined){
-data130["max"] = coerced167;
+if(coerced170 !== undefined){
+data142 = coerced170;
+if(data135 !== undefined){
+data135["max"] = coerced170;
 }
 }
 }
-if("medium" !== data137){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data137};
+if("medium" !== data142){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8320,22 +8498,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs470 === errors;
-valid53 = valid53 || _valid18;
-if(!valid53){
-const _errs472 = errors;
-if(typeof data137 !== "string"){
-let dataType168 = typeof data137;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data137;
+var _valid18 = _errs482 === errors;
+valid55 = valid55 || _valid18;
+if(!valid55){
+const _errs484 = errors;
+if(typeof data142 !== "string"){
+let dataType171 = typeof data142;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data142;
 }
-else if(data137 === null){
-coerced168 = "";
+else if(data142 === null){
+coerced171 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data137};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8345,15 +8523,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data137 = coerced168;
-if(data130 !== undefined){
-data130["max"] = coerced168;
+if(coerced171 !== undefined){
+data142 = coerced171;
+if(data135 !== undefined){
+data135["max"] = coerced171;
 }
 }
 }
-if("high" !== data137){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data137};
+if("high" !== data142){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8362,22 +8540,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs472 === errors;
-valid53 = valid53 || _valid18;
-if(!valid53){
-const _errs474 = errors;
-if(typeof data137 !== "string"){
-let dataType169 = typeof data137;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data137;
+var _valid18 = _errs484 === errors;
+valid55 = valid55 || _valid18;
+if(!valid55){
+const _errs486 = errors;
+if(typeof data142 !== "string"){
+let dataType172 = typeof data142;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data142;
 }
-else if(data137 === null){
-coerced169 = "";
+else if(data142 === null){
+coerced172 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data137};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -8387,15 +8565,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data137 = coerced169;
-if(data130 !== undefined){
-data130["max"] = coerced169;
+if(coerced172 !== undefined){
+data142 = coerced172;
+if(data135 !== undefined){
+data135["max"] = coerced172;
 }
 }
 }
-if("xhigh" !== data137){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data137};
+if("xhigh" !== data142){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -8404,22 +8582,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs474 === errors;
-valid53 = valid53 || _valid18;
-if(!valid53){
-const _errs476 = errors;
-if(typeof data137 !== "string"){
-let dataType170 = typeof data137;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data137;
+var _valid18 = _errs486 === errors;
+valid55 = valid55 || _valid18;
+if(!valid55){
+const _errs488 = errors;
+if(typeof data142 !== "string"){
+let dataType173 = typeof data142;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data142;
 }
-else if(data137 === null){
-coerced170 = "";
+else if(data142 === null){
+coerced173 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data137};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data142};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -8429,15 +8607,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data137 = coerced170;
-if(data130 !== undefined){
-data130["max"] = coerced170;
+if(coerced173 !== undefined){
+data142 = coerced173;
+if(data135 !== undefined){
+data135["max"] = coerced173;
 }
 }
 }
-if("max" !== data137){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data137};
+if("max" !== data142){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data142};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -8446,15 +8624,15 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs476 === errors;
-valid53 = valid53 || _valid18;
+var _valid18 = _errs488 === errors;
+valid55 = valid55 || _valid18;
 }
 }
 }
 }
 }
-if(!valid53){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data137};
+if(!valid55){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data142};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -8466,20 +8644,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs465;
+errors = _errs477;
 if(vErrors !== null){
-if(_errs465){
-vErrors.length = _errs465;
+if(_errs477){
+vErrors.length = _errs477;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid46 = _errs464 === errors;
+var valid48 = _errs476 === errors;
 }
 else {
-var valid46 = true;
+var valid48 = true;
 }
 }
 }
@@ -8490,444 +8668,279 @@ var valid46 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data135}];
 return false;
 }
 }
-var valid40 = _errs377 === errors;
+var valid42 = _errs389 === errors;
 }
 else {
-var valid40 = true;
+var valid42 = true;
 }
-if(valid40){
-if(data117.answer_tokens !== undefined){
-let data138 = data117.answer_tokens;
-const _errs478 = errors;
-if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
-let dataType171 = typeof data138;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 === "boolean" || data138 === null
-              || (dataType171 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
-coerced171 = +data138;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data138}];
-return false;
-}
-}
-if(coerced171 !== undefined){
-data138 = coerced171;
-if(data117 !== undefined){
-data117["answer_tokens"] = coerced171;
-}
-}
-}
-if(errors === _errs478){
-if(typeof data138 == "number"){
-if(data138 < 1 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data138}];
-return false;
-}
-}
-}
-var valid40 = _errs478 === errors;
-}
-else {
-var valid40 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data117}];
-return false;
-}
-}
-var valid39 = _errs317 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data111.pricing !== undefined){
-let data139 = data111.pricing;
-const _errs480 = errors;
-if(errors === _errs480){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-let missing6;
-if(((data139.input === undefined) && (missing6 = "input")) || ((data139.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data139}];
-return false;
-}
-else {
-const _errs482 = errors;
-for(const key28 in data139){
-if(!((((((key28 === "input") || (key28 === "output")) || (key28 === "cached_input")) || (key28 === "cache_write")) || (key28 === "cache_write_1h")) || (key28 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data139}];
-return false;
-break;
-}
-}
-if(_errs482 === errors){
-if(data139.input !== undefined){
-let data140 = data139.input;
-const _errs483 = errors;
-if(!(typeof data140 == "number")){
-let dataType172 = typeof data140;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "boolean" || data140 === null
-              || (dataType172 == "string" && data140 && data140 == +data140)){
-coerced172 = +data140;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data140}];
-return false;
-}
-}
-if(coerced172 !== undefined){
-data140 = coerced172;
-if(data139 !== undefined){
-data139["input"] = coerced172;
-}
-}
-}
-if(errors === _errs483){
-if(typeof data140 == "number"){
-if(data140 < 0 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data140}];
-return false;
-}
-}
-}
-var valid54 = _errs483 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data139.output !== undefined){
-let data141 = data139.output;
-const _errs485 = errors;
-if(!(typeof data141 == "number")){
-let dataType173 = typeof data141;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "boolean" || data141 === null
-              || (dataType173 == "string" && data141 && data141 == +data141)){
-coerced173 = +data141;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data141}];
-return false;
-}
-}
-if(coerced173 !== undefined){
-data141 = coerced173;
-if(data139 !== undefined){
-data139["output"] = coerced173;
-}
-}
-}
-if(errors === _errs485){
-if(typeof data141 == "number"){
-if(data141 < 0 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data141}];
-return false;
-}
-}
-}
-var valid54 = _errs485 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data139.cached_input !== undefined){
-let data142 = data139.cached_input;
-const _errs487 = errors;
-if(!(typeof data142 == "number")){
-let dataType174 = typeof data142;
+if(valid42){
+if(data122.answer_tokens !== undefined){
+let data143 = data122.answer_tokens;
+const _errs490 = errors;
+if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
+let dataType174 = typeof data143;
 let coerced174 = undefined;
 if(!(coerced174 !== undefined)){
-if(dataType174 == "boolean" || data142 === null
-              || (dataType174 == "string" && data142 && data142 == +data142)){
-coerced174 = +data142;
+if(dataType174 === "boolean" || data143 === null
+              || (dataType174 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced174 = +data143;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data143}];
 return false;
 }
 }
 if(coerced174 !== undefined){
-data142 = coerced174;
-if(data139 !== undefined){
-data139["cached_input"] = coerced174;
+data143 = coerced174;
+if(data122 !== undefined){
+data122["answer_tokens"] = coerced174;
 }
 }
 }
-if(errors === _errs487){
-if(typeof data142 == "number"){
-if(data142 < 0 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data142}];
-return false;
-}
-}
-}
-var valid54 = _errs487 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data139.cache_write !== undefined){
-let data143 = data139.cache_write;
-const _errs489 = errors;
-if(!(typeof data143 == "number")){
-let dataType175 = typeof data143;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "boolean" || data143 === null
-              || (dataType175 == "string" && data143 && data143 == +data143)){
-coerced175 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data143}];
-return false;
-}
-}
-if(coerced175 !== undefined){
-data143 = coerced175;
-if(data139 !== undefined){
-data139["cache_write"] = coerced175;
-}
-}
-}
-if(errors === _errs489){
+if(errors === _errs490){
 if(typeof data143 == "number"){
-if(data143 < 0 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data143}];
+if(data143 < 1 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data143}];
 return false;
 }
 }
 }
-var valid54 = _errs489 === errors;
+var valid42 = _errs490 === errors;
 }
 else {
-var valid54 = true;
+var valid42 = true;
 }
-if(valid54){
-if(data139.cache_write_1h !== undefined){
-let data144 = data139.cache_write_1h;
-const _errs491 = errors;
-if(!(typeof data144 == "number")){
-let dataType176 = typeof data144;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "boolean" || data144 === null
-              || (dataType176 == "string" && data144 && data144 == +data144)){
-coerced176 = +data144;
+}
+}
+}
+}
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data122}];
 return false;
 }
 }
-if(coerced176 !== undefined){
-data144 = coerced176;
-if(data139 !== undefined){
-data139["cache_write_1h"] = coerced176;
-}
-}
-}
-if(errors === _errs491){
-if(typeof data144 == "number"){
-if(data144 < 0 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data144}];
-return false;
-}
-}
-}
-var valid54 = _errs491 === errors;
+var valid41 = _errs329 === errors;
 }
 else {
-var valid54 = true;
+var valid41 = true;
 }
-if(valid54){
-if(data139.reasoning !== undefined){
-let data145 = data139.reasoning;
-const _errs493 = errors;
-if(!(typeof data145 == "number")){
-let dataType177 = typeof data145;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "boolean" || data145 === null
-              || (dataType177 == "string" && data145 && data145 == +data145)){
-coerced177 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data145}];
-return false;
-}
-}
-if(coerced177 !== undefined){
-data145 = coerced177;
-if(data139 !== undefined){
-data139["reasoning"] = coerced177;
-}
-}
-}
-if(errors === _errs493){
-if(typeof data145 == "number"){
-if(data145 < 0 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data145}];
-return false;
-}
-}
-}
-var valid54 = _errs493 === errors;
-}
-else {
-var valid54 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data139}];
-return false;
-}
-}
-var valid39 = _errs480 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data111.routes !== undefined){
-let data146 = data111.routes;
-const _errs495 = errors;
-if(errors === _errs495){
-if(Array.isArray(data146)){
-if(data146.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data146}];
+if(valid41){
+if(data116.pricing !== undefined){
+let data144 = data116.pricing;
+const _errs492 = errors;
+if(errors === _errs492){
+if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
+let missing6;
+if(((data144.input === undefined) && (missing6 = "input")) || ((data144.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data144}];
 return false;
 }
 else {
-var valid55 = true;
-const len7 = data146.length;
-for(let i7=0; i7<len7; i7++){
-let data147 = data146[i7];
-const _errs497 = errors;
-if(errors === _errs497){
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
-let missing7;
-if((data147.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data147}];
-return false;
-}
-else {
-const _errs499 = errors;
-for(const key29 in data147){
-if(!((((key29 === "node") || (key29 === "model")) || (key29 === "weight")) || (key29 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data147}];
+const _errs494 = errors;
+for(const key30 in data144){
+if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data144}];
 return false;
 break;
 }
 }
-if(_errs499 === errors){
-if(data147.node !== undefined){
-let data148 = data147.node;
-const _errs500 = errors;
-if(typeof data148 !== "string"){
+if(_errs494 === errors){
+if(data144.input !== undefined){
+let data145 = data144.input;
+const _errs495 = errors;
+if(!(typeof data145 == "number")){
+let dataType175 = typeof data145;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "boolean" || data145 === null
+              || (dataType175 == "string" && data145 && data145 == +data145)){
+coerced175 = +data145;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data145}];
+return false;
+}
+}
+if(coerced175 !== undefined){
+data145 = coerced175;
+if(data144 !== undefined){
+data144["input"] = coerced175;
+}
+}
+}
+if(errors === _errs495){
+if(typeof data145 == "number"){
+if(data145 < 0 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data145}];
+return false;
+}
+}
+}
+var valid56 = _errs495 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data144.output !== undefined){
+let data146 = data144.output;
+const _errs497 = errors;
+if(!(typeof data146 == "number")){
+let dataType176 = typeof data146;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "boolean" || data146 === null
+              || (dataType176 == "string" && data146 && data146 == +data146)){
+coerced176 = +data146;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data146}];
+return false;
+}
+}
+if(coerced176 !== undefined){
+data146 = coerced176;
+if(data144 !== undefined){
+data144["output"] = coerced176;
+}
+}
+}
+if(errors === _errs497){
+if(typeof data146 == "number"){
+if(data146 < 0 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data146}];
+return false;
+}
+}
+}
+var valid56 = _errs497 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data144.cached_input !== undefined){
+let data147 = data144.cached_input;
+const _errs499 = errors;
+if(!(typeof data147 == "number")){
+let dataType177 = typeof data147;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "boolean" || data147 === null
+              || (dataType177 == "string" && data147 && data147 == +data147)){
+coerced177 = +data147;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data147}];
+return false;
+}
+}
+if(coerced177 !== undefined){
+data147 = coerced177;
+if(data144 !== undefined){
+data144["cached_input"] = coerced177;
+}
+}
+}
+if(errors === _errs499){
+if(typeof data147 == "number"){
+if(data147 < 0 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data147}];
+return false;
+}
+}
+}
+var valid56 = _errs499 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data144.cache_write !== undefined){
+let data148 = data144.cache_write;
+const _errs501 = errors;
+if(!(typeof data148 == "number")){
 let dataType178 = typeof data148;
 let coerced178 = undefined;
 if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data148;
-}
-else if(data148 === null){
-coerced178 = "";
+if(dataType178 == "boolean" || data148 === null
+              || (dataType178 == "string" && data148 && data148 == +data148)){
+coerced178 = +data148;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data148}];
 return false;
 }
 }
 if(coerced178 !== undefined){
 data148 = coerced178;
-if(data147 !== undefined){
-data147["node"] = coerced178;
+if(data144 !== undefined){
+data144["cache_write"] = coerced178;
 }
 }
 }
-if(errors === _errs500){
-if(typeof data148 === "string"){
-if(func3(data148) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data148}];
+if(errors === _errs501){
+if(typeof data148 == "number"){
+if(data148 < 0 || isNaN(data148)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data148}];
 return false;
 }
 }
 }
-var valid56 = _errs500 === errors;
+var valid56 = _errs501 === errors;
 }
 else {
 var valid56 = true;
 }
 if(valid56){
-if(data147.model !== undefined){
-let data149 = data147.model;
-const _errs502 = errors;
-if(typeof data149 !== "string"){
+if(data144.cache_write_1h !== undefined){
+let data149 = data144.cache_write_1h;
+const _errs503 = errors;
+if(!(typeof data149 == "number")){
 let dataType179 = typeof data149;
 let coerced179 = undefined;
 if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data149;
-}
-else if(data149 === null){
-coerced179 = "";
+if(dataType179 == "boolean" || data149 === null
+              || (dataType179 == "string" && data149 && data149 == +data149)){
+coerced179 = +data149;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data149}];
 return false;
 }
 }
 if(coerced179 !== undefined){
 data149 = coerced179;
-if(data147 !== undefined){
-data147["model"] = coerced179;
+if(data144 !== undefined){
+data144["cache_write_1h"] = coerced179;
 }
 }
 }
-if(errors === _errs502){
-if(typeof data149 === "string"){
-if(func3(data149) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data149}];
+if(errors === _errs503){
+if(typeof data149 == "number"){
+if(data149 < 0 || isNaN(data149)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data149}];
 return false;
 }
 }
 }
-var valid56 = _errs502 === errors;
+var valid56 = _errs503 === errors;
 }
 else {
 var valid56 = true;
 }
 if(valid56){
-if(data147.weight !== undefined){
-let data150 = data147.weight;
-const _errs504 = errors;
+if(data144.reasoning !== undefined){
+let data150 = data144.reasoning;
+const _errs505 = errors;
 if(!(typeof data150 == "number")){
 let dataType180 = typeof data150;
 let coerced180 = undefined;
@@ -8937,158 +8950,123 @@ if(dataType180 == "boolean" || data150 === null
 coerced180 = +data150;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data150}];
 return false;
 }
 }
 if(coerced180 !== undefined){
 data150 = coerced180;
-if(data147 !== undefined){
-data147["weight"] = coerced180;
+if(data144 !== undefined){
+data144["reasoning"] = coerced180;
 }
 }
 }
-if(errors === _errs504){
+if(errors === _errs505){
 if(typeof data150 == "number"){
-if(data150 <= 0 || isNaN(data150)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data150}];
+if(data150 < 0 || isNaN(data150)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data150}];
 return false;
 }
 }
 }
-var valid56 = _errs504 === errors;
+var valid56 = _errs505 === errors;
 }
 else {
 var valid56 = true;
 }
-if(valid56){
-if(data147.priority !== undefined){
-let data151 = data147.priority;
-const _errs506 = errors;
-if(!((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151)))){
-let dataType181 = typeof data151;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 === "boolean" || data151 === null
-              || (dataType181 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
-coerced181 = +data151;
+}
+}
+}
+}
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data144}];
+return false;
+}
+}
+var valid41 = _errs492 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data116.routes !== undefined){
+let data151 = data116.routes;
+const _errs507 = errors;
+if(errors === _errs507){
+if(Array.isArray(data151)){
+if(data151.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data151}];
+return false;
+}
+else {
+var valid57 = true;
+const len7 = data151.length;
+for(let i7=0; i7<len7; i7++){
+let data152 = data151[i7];
+const _errs509 = errors;
+if(errors === _errs509){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+let missing7;
+if((data152.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+return false;
+}
+else {
+const _errs511 = errors;
+for(const key31 in data152){
+if(!((((key31 === "node") || (key31 === "model")) || (key31 === "weight")) || (key31 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+return false;
+break;
+}
+}
+if(_errs511 === errors){
+if(data152.node !== undefined){
+let data153 = data152.node;
+const _errs512 = errors;
+if(typeof data153 !== "string"){
+let dataType181 = typeof data153;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data153;
+}
+else if(data153 === null){
+coerced181 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data153}];
 return false;
 }
 }
 if(coerced181 !== undefined){
-data151 = coerced181;
-if(data147 !== undefined){
-data147["priority"] = coerced181;
+data153 = coerced181;
+if(data152 !== undefined){
+data152["node"] = coerced181;
 }
 }
 }
-if(errors === _errs506){
-if(typeof data151 == "number"){
-if(data151 < 0 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data151}];
+if(errors === _errs512){
+if(typeof data153 === "string"){
+if(func3(data153) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data153}];
 return false;
 }
 }
 }
-var valid56 = _errs506 === errors;
+var valid58 = _errs512 === errors;
 }
 else {
-var valid56 = true;
+var valid58 = true;
 }
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data147}];
-return false;
-}
-}
-var valid55 = _errs497 === errors;
-if(!valid55){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data146}];
-return false;
-}
-}
-var valid39 = _errs495 === errors;
-}
-else {
-var valid39 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data111}];
-return false;
-}
-}
-var valid38 = _errs304 === errors;
-if(!valid38){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data110}];
-return false;
-}
-}
-var valid0 = _errs302 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data152 = data.accounts;
-const _errs508 = errors;
-if(errors === _errs508){
-if(Array.isArray(data152)){
-var valid57 = true;
-const len8 = data152.length;
-for(let i8=0; i8<len8; i8++){
-let data153 = data152[i8];
-const _errs510 = errors;
-if(errors === _errs510){
-if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
-let missing8;
-if((data153.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data153}];
-return false;
-}
-else {
-const _errs512 = errors;
-for(const key30 in data153){
-if(!((((((key30 === "id") || (key30 === "name")) || (key30 === "balance")) || (key30 === "allowed_models")) || (key30 === "limits")) || (key30 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data153}];
-return false;
-break;
-}
-}
-if(_errs512 === errors){
-if(data153.id !== undefined){
-let data154 = data153.id;
-const _errs513 = errors;
+if(valid58){
+if(data152.model !== undefined){
+let data154 = data152.model;
+const _errs514 = errors;
 if(typeof data154 !== "string"){
 let dataType182 = typeof data154;
 let coerced182 = undefined;
@@ -9100,355 +9078,555 @@ else if(data154 === null){
 coerced182 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data154}];
 return false;
 }
 }
 if(coerced182 !== undefined){
 data154 = coerced182;
-if(data153 !== undefined){
-data153["id"] = coerced182;
+if(data152 !== undefined){
+data152["model"] = coerced182;
 }
 }
 }
-if(errors === _errs513){
+if(errors === _errs514){
 if(typeof data154 === "string"){
 if(func3(data154) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data154}];
-return false;
-}
-else {
-if(!pattern6.test(data154)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data154}];
 return false;
 }
 }
 }
-}
-var valid58 = _errs513 === errors;
+var valid58 = _errs514 === errors;
 }
 else {
 var valid58 = true;
 }
 if(valid58){
-if(data153.name !== undefined){
-let data155 = data153.name;
-const _errs515 = errors;
-if(typeof data155 !== "string"){
+if(data152.weight !== undefined){
+let data155 = data152.weight;
+const _errs516 = errors;
+if(!(typeof data155 == "number")){
 let dataType183 = typeof data155;
 let coerced183 = undefined;
 if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data155;
-}
-else if(data155 === null){
-coerced183 = "";
+if(dataType183 == "boolean" || data155 === null
+              || (dataType183 == "string" && data155 && data155 == +data155)){
+coerced183 = +data155;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data155}];
 return false;
 }
 }
 if(coerced183 !== undefined){
 data155 = coerced183;
-if(data153 !== undefined){
-data153["name"] = coerced183;
+if(data152 !== undefined){
+data152["weight"] = coerced183;
 }
 }
 }
-var valid58 = _errs515 === errors;
+if(errors === _errs516){
+if(typeof data155 == "number"){
+if(data155 <= 0 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data155}];
+return false;
+}
+}
+}
+var valid58 = _errs516 === errors;
 }
 else {
 var valid58 = true;
 }
 if(valid58){
-if(data153.balance !== undefined){
-let data156 = data153.balance;
-const _errs517 = errors;
-if(!(typeof data156 == "number")){
+if(data152.priority !== undefined){
+let data156 = data152.priority;
+const _errs518 = errors;
+if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
 let dataType184 = typeof data156;
 let coerced184 = undefined;
 if(!(coerced184 !== undefined)){
-if(dataType184 == "boolean" || data156 === null
-              || (dataType184 == "string" && data156 && data156 == +data156)){
+if(dataType184 === "boolean" || data156 === null
+              || (dataType184 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
 coerced184 = +data156;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data156}];
 return false;
 }
 }
 if(coerced184 !== undefined){
 data156 = coerced184;
-if(data153 !== undefined){
-data153["balance"] = coerced184;
+if(data152 !== undefined){
+data152["priority"] = coerced184;
 }
 }
 }
-var valid58 = _errs517 === errors;
+if(errors === _errs518){
+if(typeof data156 == "number"){
+if(data156 < 0 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data156}];
+return false;
+}
+}
+}
+var valid58 = _errs518 === errors;
 }
 else {
 var valid58 = true;
 }
-if(valid58){
-if(data153.allowed_models !== undefined){
-let data157 = data153.allowed_models;
-const _errs519 = errors;
-if(errors === _errs519){
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+return false;
+}
+}
+var valid57 = _errs509 === errors;
+if(!valid57){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data151}];
+return false;
+}
+}
+var valid41 = _errs507 === errors;
+}
+else {
+var valid41 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data116}];
+return false;
+}
+}
+var valid40 = _errs316 === errors;
+if(!valid40){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data115}];
+return false;
+}
+}
+var valid0 = _errs314 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data157 = data.accounts;
+const _errs520 = errors;
+if(errors === _errs520){
 if(Array.isArray(data157)){
 var valid59 = true;
-const len9 = data157.length;
-for(let i9=0; i9<len9; i9++){
-let data158 = data157[i9];
-const _errs521 = errors;
-if(typeof data158 !== "string"){
-let dataType185 = typeof data158;
+const len8 = data157.length;
+for(let i8=0; i8<len8; i8++){
+let data158 = data157[i8];
+const _errs522 = errors;
+if(errors === _errs522){
+if(data158 && typeof data158 == "object" && !Array.isArray(data158)){
+let missing8;
+if((data158.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data158}];
+return false;
+}
+else {
+const _errs524 = errors;
+for(const key32 in data158){
+if(!((((((key32 === "id") || (key32 === "name")) || (key32 === "balance")) || (key32 === "allowed_models")) || (key32 === "limits")) || (key32 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data158}];
+return false;
+break;
+}
+}
+if(_errs524 === errors){
+if(data158.id !== undefined){
+let data159 = data158.id;
+const _errs525 = errors;
+if(typeof data159 !== "string"){
+let dataType185 = typeof data159;
 let coerced185 = undefined;
 if(!(coerced185 !== undefined)){
 if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data158;
+coerced185 = "" + data159;
 }
-else if(data158 === null){
+else if(data159 === null){
 coerced185 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
 return false;
 }
 }
 if(coerced185 !== undefined){
-data158 = coerced185;
-if(data157 !== undefined){
-data157[i9] = coerced185;
+data159 = coerced185;
+if(data158 !== undefined){
+data158["id"] = coerced185;
 }
 }
 }
-if(errors === _errs521){
-if(typeof data158 === "string"){
-if(func3(data158) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data158}];
+if(errors === _errs525){
+if(typeof data159 === "string"){
+if(func3(data159) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
 return false;
-}
-}
-}
-var valid59 = _errs521 === errors;
-if(!valid59){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data157}];
+if(!pattern6.test(data159)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
 return false;
 }
 }
-var valid58 = _errs519 === errors;
+}
+}
+var valid60 = _errs525 === errors;
 }
 else {
-var valid58 = true;
+var valid60 = true;
 }
-if(valid58){
-if(data153.limits !== undefined){
-let data159 = data153.limits;
-const _errs523 = errors;
-if(errors === _errs523){
-if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
-const _errs525 = errors;
-for(const key31 in data159){
-if(!(((key31 === "rpm") || (key31 === "rps")) || (key31 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data159}];
-return false;
-break;
-}
-}
-if(_errs525 === errors){
-if(data159.rpm !== undefined){
-let data160 = data159.rpm;
-const _errs526 = errors;
-if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
+if(valid60){
+if(data158.name !== undefined){
+let data160 = data158.name;
+const _errs527 = errors;
+if(typeof data160 !== "string"){
 let dataType186 = typeof data160;
 let coerced186 = undefined;
 if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data160 === null
-              || (dataType186 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
-coerced186 = +data160;
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data160;
+}
+else if(data160 === null){
+coerced186 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data160}];
 return false;
 }
 }
 if(coerced186 !== undefined){
 data160 = coerced186;
-if(data159 !== undefined){
-data159["rpm"] = coerced186;
+if(data158 !== undefined){
+data158["name"] = coerced186;
 }
 }
 }
-if(errors === _errs526){
-if(typeof data160 == "number"){
-if(data160 < 1 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data160}];
-return false;
-}
-}
-}
-var valid60 = _errs526 === errors;
+var valid60 = _errs527 === errors;
 }
 else {
 var valid60 = true;
 }
 if(valid60){
-if(data159.rps !== undefined){
-let data161 = data159.rps;
-const _errs528 = errors;
-if(!((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161)))){
+if(data158.balance !== undefined){
+let data161 = data158.balance;
+const _errs529 = errors;
+if(!(typeof data161 == "number")){
 let dataType187 = typeof data161;
 let coerced187 = undefined;
 if(!(coerced187 !== undefined)){
-if(dataType187 === "boolean" || data161 === null
-              || (dataType187 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
+if(dataType187 == "boolean" || data161 === null
+              || (dataType187 == "string" && data161 && data161 == +data161)){
 coerced187 = +data161;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data161}];
 return false;
 }
 }
 if(coerced187 !== undefined){
 data161 = coerced187;
-if(data159 !== undefined){
-data159["rps"] = coerced187;
+if(data158 !== undefined){
+data158["balance"] = coerced187;
 }
 }
 }
-if(errors === _errs528){
-if(typeof data161 == "number"){
-if(data161 < 1 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data161}];
-return false;
-}
-}
-}
-var valid60 = _errs528 === errors;
+var valid60 = _errs529 === errors;
 }
 else {
 var valid60 = true;
 }
 if(valid60){
-if(data159.tpm !== undefined){
-let data162 = data159.tpm;
-const _errs530 = errors;
-if(!((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162)))){
-let dataType188 = typeof data162;
+if(data158.allowed_models !== undefined){
+let data162 = data158.allowed_models;
+const _errs531 = errors;
+if(errors === _errs531){
+if(Array.isArray(data162)){
+var valid61 = true;
+const len9 = data162.length;
+for(let i9=0; i9<len9; i9++){
+let data163 = data162[i9];
+const _errs533 = errors;
+if(typeof data163 !== "string"){
+let dataType188 = typeof data163;
 let coerced188 = undefined;
 if(!(coerced188 !== undefined)){
-if(dataType188 === "boolean" || data162 === null
-              || (dataType188 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
-coerced188 = +data162;
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data163;
+}
+else if(data163 === null){
+coerced188 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data163}];
 return false;
 }
 }
 if(coerced188 !== undefined){
-data162 = coerced188;
-if(data159 !== undefined){
-data159["tpm"] = coerced188;
+data163 = coerced188;
+if(data162 !== undefined){
+data162[i9] = coerced188;
 }
 }
 }
-if(errors === _errs530){
-if(typeof data162 == "number"){
-if(data162 < 1 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data162}];
+if(errors === _errs533){
+if(typeof data163 === "string"){
+if(func3(data163) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data163}];
 return false;
 }
 }
 }
-var valid60 = _errs530 === errors;
+var valid61 = _errs533 === errors;
+if(!valid61){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data162}];
+return false;
+}
+}
+var valid60 = _errs531 === errors;
 }
 else {
 var valid60 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data159}];
-return false;
-}
-}
-var valid58 = _errs523 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data153.policy !== undefined){
-let data163 = data153.policy;
-const _errs532 = errors;
-if(errors === _errs532){
-if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
-const _errs534 = errors;
-for(const key32 in data163){
-if(!((key32 === "streaming") || (key32 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data163}];
+if(valid60){
+if(data158.limits !== undefined){
+let data164 = data158.limits;
+const _errs535 = errors;
+if(errors === _errs535){
+if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
+const _errs537 = errors;
+for(const key33 in data164){
+if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data164}];
 return false;
 break;
 }
 }
-if(_errs534 === errors){
-if(data163.streaming !== undefined){
-let data164 = data163.streaming;
-const _errs535 = errors;
-if(typeof data164 !== "boolean"){
+if(_errs537 === errors){
+if(data164.rpm !== undefined){
+let data165 = data164.rpm;
+const _errs538 = errors;
+if(!((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165)))){
+let dataType189 = typeof data165;
 let coerced189 = undefined;
 if(!(coerced189 !== undefined)){
-if(data164 === "false" || data164 === 0 || data164 === null){
-coerced189 = false;
-}
-else if(data164 === "true" || data164 === 1){
-coerced189 = true;
+if(dataType189 === "boolean" || data165 === null
+              || (dataType189 === "string" && data165 && data165 == +data165 && !(data165 % 1))){
+coerced189 = +data165;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data165}];
 return false;
 }
 }
 if(coerced189 !== undefined){
-data164 = coerced189;
-if(data163 !== undefined){
-data163["streaming"] = coerced189;
+data165 = coerced189;
+if(data164 !== undefined){
+data164["rpm"] = coerced189;
 }
 }
 }
-var valid61 = _errs535 === errors;
+if(errors === _errs538){
+if(typeof data165 == "number"){
+if(data165 < 1 || isNaN(data165)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data165}];
+return false;
+}
+}
+}
+var valid62 = _errs538 === errors;
 }
 else {
-var valid61 = true;
+var valid62 = true;
 }
-if(valid61){
-if(data163.max_reasoning_effort !== undefined){
-let data165 = data163.max_reasoning_effort;
-const _errs537 = errors;
-const _errs538 = errors;
-let valid62 = false;
-const _errs539 = errors;
-if(typeof data165 !== "string"){
-let dataType190 = typeof data165;
+if(valid62){
+if(data164.rps !== undefined){
+let data166 = data164.rps;
+const _errs540 = errors;
+if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
+let dataType190 = typeof data166;
 let coerced190 = undefined;
 if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data165;
-}
-else if(data165 === null){
-coerced190 = "";
+if(dataType190 === "boolean" || data166 === null
+              || (dataType190 === "string" && data166 && data166 == +data166 && !(data166 % 1))){
+coerced190 = +data166;
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data165};
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data166}];
+return false;
+}
+}
+if(coerced190 !== undefined){
+data166 = coerced190;
+if(data164 !== undefined){
+data164["rps"] = coerced190;
+}
+}
+}
+if(errors === _errs540){
+if(typeof data166 == "number"){
+if(data166 < 1 || isNaN(data166)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data166}];
+return false;
+}
+}
+}
+var valid62 = _errs540 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data164.tpm !== undefined){
+let data167 = data164.tpm;
+const _errs542 = errors;
+if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
+let dataType191 = typeof data167;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 === "boolean" || data167 === null
+              || (dataType191 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
+coerced191 = +data167;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data167}];
+return false;
+}
+}
+if(coerced191 !== undefined){
+data167 = coerced191;
+if(data164 !== undefined){
+data164["tpm"] = coerced191;
+}
+}
+}
+if(errors === _errs542){
+if(typeof data167 == "number"){
+if(data167 < 1 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data167}];
+return false;
+}
+}
+}
+var valid62 = _errs542 === errors;
+}
+else {
+var valid62 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data164}];
+return false;
+}
+}
+var valid60 = _errs535 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data158.policy !== undefined){
+let data168 = data158.policy;
+const _errs544 = errors;
+if(errors === _errs544){
+if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+const _errs546 = errors;
+for(const key34 in data168){
+if(!((key34 === "streaming") || (key34 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data168}];
+return false;
+break;
+}
+}
+if(_errs546 === errors){
+if(data168.streaming !== undefined){
+let data169 = data168.streaming;
+const _errs547 = errors;
+if(typeof data169 !== "boolean"){
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(data169 === "false" || data169 === 0 || data169 === null){
+coerced192 = false;
+}
+else if(data169 === "true" || data169 === 1){
+coerced192 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data169}];
+return false;
+}
+}
+if(coerced192 !== undefined){
+data169 = coerced192;
+if(data168 !== undefined){
+data168["streaming"] = coerced192;
+}
+}
+}
+var valid63 = _errs547 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data168.max_reasoning_effort !== undefined){
+let data170 = data168.max_reasoning_effort;
+const _errs549 = errors;
+const _errs550 = errors;
+let valid64 = false;
+const _errs551 = errors;
+if(typeof data170 !== "string"){
+let dataType193 = typeof data170;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data170;
+}
+else if(data170 === null){
+coerced193 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data170};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -9458,15 +9636,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced190 !== undefined){
-data165 = coerced190;
-if(data163 !== undefined){
-data163["max_reasoning_effort"] = coerced190;
+if(coerced193 !== undefined){
+data170 = coerced193;
+if(data168 !== undefined){
+data168["max_reasoning_effort"] = coerced193;
 }
 }
 }
-if("none" !== data165){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data165};
+if("none" !== data170){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data170};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -9475,22 +9653,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs539 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs541 = errors;
-if(typeof data165 !== "string"){
-let dataType191 = typeof data165;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data165;
+var _valid19 = _errs551 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs553 = errors;
+if(typeof data170 !== "string"){
+let dataType194 = typeof data170;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data170;
 }
-else if(data165 === null){
-coerced191 = "";
+else if(data170 === null){
+coerced194 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data165};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data170};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -9500,15 +9678,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced191 !== undefined){
-data165 = coerced191;
-if(data163 !== undefined){
-data163["max_reasoning_effort"] = coerced191;
+if(coerced194 !== undefined){
+data170 = coerced194;
+if(data168 !== undefined){
+data168["max_reasoning_effort"] = coerced194;
 }
 }
 }
-if("minimal" !== data165){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data165};
+if("minimal" !== data170){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data170};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -9517,22 +9695,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs541 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs543 = errors;
-if(typeof data165 !== "string"){
-let dataType192 = typeof data165;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data165;
+var _valid19 = _errs553 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs555 = errors;
+if(typeof data170 !== "string"){
+let dataType195 = typeof data170;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data170;
 }
-else if(data165 === null){
-coerced192 = "";
+else if(data170 === null){
+coerced195 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data165};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data170};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -9542,15 +9720,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced192 !== undefined){
-data165 = coerced192;
-if(data163 !== undefined){
-data163["max_reasoning_effort"] = coerced192;
+if(coerced195 !== undefined){
+data170 = coerced195;
+if(data168 !== undefined){
+data168["max_reasoning_effort"] = coerced195;
 }
 }
 }
-if("low" !== data165){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data165};
+if("low" !== data170){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data170};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -9559,22 +9737,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs543 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs545 = errors;
-if(typeof data165 !== "string"){
-let dataType193 = typeof data165;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data165;
+var _valid19 = _errs555 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs557 = errors;
+if(typeof data170 !== "string"){
+let dataType196 = typeof data170;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data170;
 }
-else if(data165 === null){
-coerced193 = "";
+else if(data170 === null){
+coerced196 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data165};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data170};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -9584,15 +9762,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced193 !== undefined){
-data165 = coerced193;
-if(data163 !== undefined){
-data163["max_reasoning_effort"] = coerced193;
+if(coerced196 !== undefined){
+data170 = coerced196;
+if(data168 !== undefined){
+data168["max_reasoning_effort"] = coerced196;
 }
 }
 }
-if("medium" !== data165){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data165};
+if("medium" !== data170){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data170};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -9601,22 +9779,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs545 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs547 = errors;
-if(typeof data165 !== "string"){
-let dataType194 = typeof data165;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data165;
+var _valid19 = _errs557 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs559 = errors;
+if(typeof data170 !== "string"){
+let dataType197 = typeof data170;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data170;
 }
-else if(data165 === null){
-coerced194 = "";
+else if(data170 === null){
+coerced197 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data165};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data170};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -9626,15 +9804,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced194 !== undefined){
-data165 = coerced194;
-if(data163 !== undefined){
-data163["max_reasoning_effort"] = coerced194;
+if(coerced197 !== undefined){
+data170 = coerced197;
+if(data168 !== undefined){
+data168["max_reasoning_effort"] = coerced197;
 }
 }
 }
-if("high" !== data165){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data165};
+if("high" !== data170){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data170};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -9643,22 +9821,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs547 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs549 = errors;
-if(typeof data165 !== "string"){
-let dataType195 = typeof data165;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data165;
+var _valid19 = _errs559 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs561 = errors;
+if(typeof data170 !== "string"){
+let dataType198 = typeof data170;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data170;
 }
-else if(data165 === null){
-coerced195 = "";
+else if(data170 === null){
+coerced198 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data165};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data170};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -9668,15 +9846,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced195 !== undefined){
-data165 = coerced195;
-if(data163 !== undefined){
-data163["max_reasoning_effort"] = coerced195;
+if(coerced198 !== undefined){
+data170 = coerced198;
+if(data168 !== undefined){
+data168["max_reasoning_effort"] = coerced198;
 }
 }
 }
-if("xhigh" !== data165){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data165};
+if("xhigh" !== data170){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data170};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -9685,235 +9863,10 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs549 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs551 = errors;
-if(typeof data165 !== "string"){
-let dataType196 = typeof data165;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data165;
-}
-else if(data165 === null){
-coerced196 = "";
-}
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data165};
-if(vErrors === null){
-vErrors = [err205];
-}
-else {
-vErrors.push(err205);
-}
-errors++;
-}
-}
-if(coerced196 !== undefined){
-data165 = coerced196;
-if(data163 !== undefined){
-data163["max_reasoning_effort"] = coerced196;
-}
-}
-}
-if("max" !== data165){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data165};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
-var _valid19 = _errs551 === errors;
-valid62 = valid62 || _valid19;
-}
-}
-}
-}
-}
-}
-if(!valid62){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data165};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs538;
-if(vErrors !== null){
-if(_errs538){
-vErrors.length = _errs538;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid61 = _errs537 === errors;
-}
-else {
-var valid61 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data163}];
-return false;
-}
-}
-var valid58 = _errs532 === errors;
-}
-else {
-var valid58 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data153}];
-return false;
-}
-}
-var valid57 = _errs510 === errors;
-if(!valid57){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data152}];
-return false;
-}
-}
-var valid0 = _errs508 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data166 = data.keys;
-const _errs553 = errors;
-if(errors === _errs553){
-if(Array.isArray(data166)){
-var valid63 = true;
-const len10 = data166.length;
-for(let i10=0; i10<len10; i10++){
-let data167 = data166[i10];
-const _errs555 = errors;
-if(errors === _errs555){
-if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
-let missing9;
-if((data167.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data167}];
-return false;
-}
-else {
-const _errs557 = errors;
-for(const key33 in data167){
-if(!((((((((key33 === "key") || (key33 === "account")) || (key33 === "name")) || (key33 === "spend_limit")) || (key33 === "limits")) || (key33 === "allowed_models")) || (key33 === "policy")) || (key33 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data167}];
-return false;
-break;
-}
-}
-if(_errs557 === errors){
-if(data167.key !== undefined){
-let data168 = data167.key;
-const _errs558 = errors;
-if(typeof data168 !== "string"){
-let dataType197 = typeof data168;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data168;
-}
-else if(data168 === null){
-coerced197 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data168}];
-return false;
-}
-}
-if(coerced197 !== undefined){
-data168 = coerced197;
-if(data167 !== undefined){
-data167["key"] = coerced197;
-}
-}
-}
-if(errors === _errs558){
-if(typeof data168 === "string"){
-if(func3(data168) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data168}];
-return false;
-}
-}
-}
-var valid64 = _errs558 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data167.account !== undefined){
-let data169 = data167.account;
-const _errs560 = errors;
-if(typeof data169 !== "string"){
-let dataType198 = typeof data169;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data169;
-}
-else if(data169 === null){
-coerced198 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data169}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data169 = coerced198;
-if(data167 !== undefined){
-data167["account"] = coerced198;
-}
-}
-}
-if(errors === _errs560){
-if(typeof data169 === "string"){
-if(func3(data169) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data169}];
-return false;
-}
-}
-}
-var valid64 = _errs560 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data167.name !== undefined){
-let data170 = data167.name;
-const _errs562 = errors;
+var _valid19 = _errs561 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs563 = errors;
 if(typeof data170 !== "string"){
 let dataType199 = typeof data170;
 let coerced199 = undefined;
@@ -9925,318 +9878,543 @@ else if(data170 === null){
 coerced199 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data170}];
-return false;
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data170};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
 }
 }
 if(coerced199 !== undefined){
 data170 = coerced199;
-if(data167 !== undefined){
-data167["name"] = coerced199;
+if(data168 !== undefined){
+data168["max_reasoning_effort"] = coerced199;
 }
 }
 }
-var valid64 = _errs562 === errors;
+if("max" !== data170){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data170};
+if(vErrors === null){
+vErrors = [err206];
 }
 else {
-var valid64 = true;
+vErrors.push(err206);
 }
-if(valid64){
-if(data167.spend_limit !== undefined){
-let data171 = data167.spend_limit;
-const _errs564 = errors;
-if(!(typeof data171 == "number")){
-let dataType200 = typeof data171;
+errors++;
+}
+var _valid19 = _errs563 === errors;
+valid64 = valid64 || _valid19;
+}
+}
+}
+}
+}
+}
+if(!valid64){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data170};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs550;
+if(vErrors !== null){
+if(_errs550){
+vErrors.length = _errs550;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid63 = _errs549 === errors;
+}
+else {
+var valid63 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data168}];
+return false;
+}
+}
+var valid60 = _errs544 === errors;
+}
+else {
+var valid60 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data158}];
+return false;
+}
+}
+var valid59 = _errs522 === errors;
+if(!valid59){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data157}];
+return false;
+}
+}
+var valid0 = _errs520 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data171 = data.keys;
+const _errs565 = errors;
+if(errors === _errs565){
+if(Array.isArray(data171)){
+var valid65 = true;
+const len10 = data171.length;
+for(let i10=0; i10<len10; i10++){
+let data172 = data171[i10];
+const _errs567 = errors;
+if(errors === _errs567){
+if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
+let missing9;
+if((data172.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data172}];
+return false;
+}
+else {
+const _errs569 = errors;
+for(const key35 in data172){
+if(!((((((((key35 === "key") || (key35 === "account")) || (key35 === "name")) || (key35 === "spend_limit")) || (key35 === "limits")) || (key35 === "allowed_models")) || (key35 === "policy")) || (key35 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data172}];
+return false;
+break;
+}
+}
+if(_errs569 === errors){
+if(data172.key !== undefined){
+let data173 = data172.key;
+const _errs570 = errors;
+if(typeof data173 !== "string"){
+let dataType200 = typeof data173;
 let coerced200 = undefined;
 if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data171 === null
-              || (dataType200 == "string" && data171 && data171 == +data171)){
-coerced200 = +data171;
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data173;
+}
+else if(data173 === null){
+coerced200 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data173}];
 return false;
 }
 }
 if(coerced200 !== undefined){
-data171 = coerced200;
-if(data167 !== undefined){
-data167["spend_limit"] = coerced200;
+data173 = coerced200;
+if(data172 !== undefined){
+data172["key"] = coerced200;
 }
 }
 }
-if(errors === _errs564){
-if(typeof data171 == "number"){
-if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data171}];
+if(errors === _errs570){
+if(typeof data173 === "string"){
+if(func3(data173) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data173}];
 return false;
 }
 }
 }
-var valid64 = _errs564 === errors;
+var valid66 = _errs570 === errors;
 }
 else {
-var valid64 = true;
+var valid66 = true;
 }
-if(valid64){
-if(data167.limits !== undefined){
-let data172 = data167.limits;
-const _errs566 = errors;
-if(errors === _errs566){
-if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
-const _errs568 = errors;
-for(const key34 in data172){
-if(!(((key34 === "rpm") || (key34 === "rps")) || (key34 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data172}];
-return false;
-break;
-}
-}
-if(_errs568 === errors){
-if(data172.rpm !== undefined){
-let data173 = data172.rpm;
-const _errs569 = errors;
-if(!((typeof data173 == "number") && (!(data173 % 1) && !isNaN(data173)))){
-let dataType201 = typeof data173;
+if(valid66){
+if(data172.account !== undefined){
+let data174 = data172.account;
+const _errs572 = errors;
+if(typeof data174 !== "string"){
+let dataType201 = typeof data174;
 let coerced201 = undefined;
 if(!(coerced201 !== undefined)){
-if(dataType201 === "boolean" || data173 === null
-              || (dataType201 === "string" && data173 && data173 == +data173 && !(data173 % 1))){
-coerced201 = +data173;
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data174;
+}
+else if(data174 === null){
+coerced201 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data174}];
 return false;
 }
 }
 if(coerced201 !== undefined){
-data173 = coerced201;
+data174 = coerced201;
 if(data172 !== undefined){
-data172["rpm"] = coerced201;
+data172["account"] = coerced201;
 }
 }
 }
-if(errors === _errs569){
-if(typeof data173 == "number"){
-if(data173 < 1 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data173}];
+if(errors === _errs572){
+if(typeof data174 === "string"){
+if(func3(data174) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data174}];
 return false;
 }
 }
 }
-var valid65 = _errs569 === errors;
+var valid66 = _errs572 === errors;
 }
 else {
-var valid65 = true;
+var valid66 = true;
 }
-if(valid65){
-if(data172.rps !== undefined){
-let data174 = data172.rps;
-const _errs571 = errors;
-if(!((typeof data174 == "number") && (!(data174 % 1) && !isNaN(data174)))){
-let dataType202 = typeof data174;
+if(valid66){
+if(data172.name !== undefined){
+let data175 = data172.name;
+const _errs574 = errors;
+if(typeof data175 !== "string"){
+let dataType202 = typeof data175;
 let coerced202 = undefined;
 if(!(coerced202 !== undefined)){
-if(dataType202 === "boolean" || data174 === null
-              || (dataType202 === "string" && data174 && data174 == +data174 && !(data174 % 1))){
-coerced202 = +data174;
+if(dataType202 == "number" || dataType202 == "boolean"){
+coerced202 = "" + data175;
+}
+else if(data175 === null){
+coerced202 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data175}];
 return false;
 }
 }
 if(coerced202 !== undefined){
-data174 = coerced202;
+data175 = coerced202;
 if(data172 !== undefined){
-data172["rps"] = coerced202;
+data172["name"] = coerced202;
 }
 }
 }
-if(errors === _errs571){
-if(typeof data174 == "number"){
-if(data174 < 1 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data174}];
-return false;
-}
-}
-}
-var valid65 = _errs571 === errors;
+var valid66 = _errs574 === errors;
 }
 else {
-var valid65 = true;
+var valid66 = true;
 }
-if(valid65){
-if(data172.tpm !== undefined){
-let data175 = data172.tpm;
-const _errs573 = errors;
-if(!((typeof data175 == "number") && (!(data175 % 1) && !isNaN(data175)))){
-let dataType203 = typeof data175;
+if(valid66){
+if(data172.spend_limit !== undefined){
+let data176 = data172.spend_limit;
+const _errs576 = errors;
+if(!(typeof data176 == "number")){
+let dataType203 = typeof data176;
 let coerced203 = undefined;
 if(!(coerced203 !== undefined)){
-if(dataType203 === "boolean" || data175 === null
-              || (dataType203 === "string" && data175 && data175 == +data175 && !(data175 % 1))){
-coerced203 = +data175;
+if(dataType203 == "boolean" || data176 === null
+              || (dataType203 == "string" && data176 && data176 == +data176)){
+coerced203 = +data176;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data176}];
 return false;
 }
 }
 if(coerced203 !== undefined){
-data175 = coerced203;
+data176 = coerced203;
 if(data172 !== undefined){
-data172["tpm"] = coerced203;
+data172["spend_limit"] = coerced203;
 }
 }
 }
-if(errors === _errs573){
-if(typeof data175 == "number"){
-if(data175 < 1 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data175}];
+if(errors === _errs576){
+if(typeof data176 == "number"){
+if(data176 < 0 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data176}];
 return false;
 }
 }
 }
-var valid65 = _errs573 === errors;
+var valid66 = _errs576 === errors;
 }
 else {
-var valid65 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data172}];
-return false;
-}
-}
-var valid64 = _errs566 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data167.allowed_models !== undefined){
-let data176 = data167.allowed_models;
-const _errs575 = errors;
-if(errors === _errs575){
-if(Array.isArray(data176)){
 var valid66 = true;
-const len11 = data176.length;
-for(let i11=0; i11<len11; i11++){
-let data177 = data176[i11];
-const _errs577 = errors;
-if(typeof data177 !== "string"){
-let dataType204 = typeof data177;
+}
+if(valid66){
+if(data172.limits !== undefined){
+let data177 = data172.limits;
+const _errs578 = errors;
+if(errors === _errs578){
+if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
+const _errs580 = errors;
+for(const key36 in data177){
+if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data177}];
+return false;
+break;
+}
+}
+if(_errs580 === errors){
+if(data177.rpm !== undefined){
+let data178 = data177.rpm;
+const _errs581 = errors;
+if(!((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178)))){
+let dataType204 = typeof data178;
 let coerced204 = undefined;
 if(!(coerced204 !== undefined)){
-if(dataType204 == "number" || dataType204 == "boolean"){
-coerced204 = "" + data177;
-}
-else if(data177 === null){
-coerced204 = "";
+if(dataType204 === "boolean" || data178 === null
+              || (dataType204 === "string" && data178 && data178 == +data178 && !(data178 % 1))){
+coerced204 = +data178;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data178}];
 return false;
 }
 }
 if(coerced204 !== undefined){
-data177 = coerced204;
-if(data176 !== undefined){
-data176[i11] = coerced204;
+data178 = coerced204;
+if(data177 !== undefined){
+data177["rpm"] = coerced204;
 }
 }
 }
-if(errors === _errs577){
-if(typeof data177 === "string"){
-if(func3(data177) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data177}];
+if(errors === _errs581){
+if(typeof data178 == "number"){
+if(data178 < 1 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data178}];
 return false;
 }
 }
 }
-var valid66 = _errs577 === errors;
-if(!valid66){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data176}];
-return false;
-}
-}
-var valid64 = _errs575 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data167.policy !== undefined){
-let data178 = data167.policy;
-const _errs579 = errors;
-if(errors === _errs579){
-if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
-const _errs581 = errors;
-for(const key35 in data178){
-if(!((key35 === "streaming") || (key35 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data178}];
-return false;
-break;
-}
-}
-if(_errs581 === errors){
-if(data178.streaming !== undefined){
-let data179 = data178.streaming;
-const _errs582 = errors;
-if(typeof data179 !== "boolean"){
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(data179 === "false" || data179 === 0 || data179 === null){
-coerced205 = false;
-}
-else if(data179 === "true" || data179 === 1){
-coerced205 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data179}];
-return false;
-}
-}
-if(coerced205 !== undefined){
-data179 = coerced205;
-if(data178 !== undefined){
-data178["streaming"] = coerced205;
-}
-}
-}
-var valid67 = _errs582 === errors;
+var valid67 = _errs581 === errors;
 }
 else {
 var valid67 = true;
 }
 if(valid67){
-if(data178.max_reasoning_effort !== undefined){
-let data180 = data178.max_reasoning_effort;
-const _errs584 = errors;
+if(data177.rps !== undefined){
+let data179 = data177.rps;
+const _errs583 = errors;
+if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
+let dataType205 = typeof data179;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 === "boolean" || data179 === null
+              || (dataType205 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
+coerced205 = +data179;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data179}];
+return false;
+}
+}
+if(coerced205 !== undefined){
+data179 = coerced205;
+if(data177 !== undefined){
+data177["rps"] = coerced205;
+}
+}
+}
+if(errors === _errs583){
+if(typeof data179 == "number"){
+if(data179 < 1 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data179}];
+return false;
+}
+}
+}
+var valid67 = _errs583 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data177.tpm !== undefined){
+let data180 = data177.tpm;
 const _errs585 = errors;
-let valid68 = false;
-const _errs586 = errors;
-if(typeof data180 !== "string"){
+if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
 let dataType206 = typeof data180;
 let coerced206 = undefined;
 if(!(coerced206 !== undefined)){
-if(dataType206 == "number" || dataType206 == "boolean"){
-coerced206 = "" + data180;
-}
-else if(data180 === null){
-coerced206 = "";
+if(dataType206 === "boolean" || data180 === null
+              || (dataType206 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
+coerced206 = +data180;
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data180};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data180}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data180 = coerced206;
+if(data177 !== undefined){
+data177["tpm"] = coerced206;
+}
+}
+}
+if(errors === _errs585){
+if(typeof data180 == "number"){
+if(data180 < 1 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data180}];
+return false;
+}
+}
+}
+var valid67 = _errs585 === errors;
+}
+else {
+var valid67 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data177}];
+return false;
+}
+}
+var valid66 = _errs578 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data172.allowed_models !== undefined){
+let data181 = data172.allowed_models;
+const _errs587 = errors;
+if(errors === _errs587){
+if(Array.isArray(data181)){
+var valid68 = true;
+const len11 = data181.length;
+for(let i11=0; i11<len11; i11++){
+let data182 = data181[i11];
+const _errs589 = errors;
+if(typeof data182 !== "string"){
+let dataType207 = typeof data182;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "number" || dataType207 == "boolean"){
+coerced207 = "" + data182;
+}
+else if(data182 === null){
+coerced207 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data182}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data182 = coerced207;
+if(data181 !== undefined){
+data181[i11] = coerced207;
+}
+}
+}
+if(errors === _errs589){
+if(typeof data182 === "string"){
+if(func3(data182) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data182}];
+return false;
+}
+}
+}
+var valid68 = _errs589 === errors;
+if(!valid68){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data181}];
+return false;
+}
+}
+var valid66 = _errs587 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data172.policy !== undefined){
+let data183 = data172.policy;
+const _errs591 = errors;
+if(errors === _errs591){
+if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
+const _errs593 = errors;
+for(const key37 in data183){
+if(!((key37 === "streaming") || (key37 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data183}];
+return false;
+break;
+}
+}
+if(_errs593 === errors){
+if(data183.streaming !== undefined){
+let data184 = data183.streaming;
+const _errs594 = errors;
+if(typeof data184 !== "boolean"){
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(data184 === "false" || data184 === 0 || data184 === null){
+coerced208 = false;
+}
+else if(data184 === "true" || data184 === 1){
+coerced208 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data184}];
+return false;
+}
+}
+if(coerced208 !== undefined){
+data184 = coerced208;
+if(data183 !== undefined){
+data183["streaming"] = coerced208;
+}
+}
+}
+var valid69 = _errs594 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data183.max_reasoning_effort !== undefined){
+let data185 = data183.max_reasoning_effort;
+const _errs596 = errors;
+const _errs597 = errors;
+let valid70 = false;
+const _errs598 = errors;
+if(typeof data185 !== "string"){
+let dataType209 = typeof data185;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data185;
+}
+else if(data185 === null){
+coerced209 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data185};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10246,15 +10424,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced206 !== undefined){
-data180 = coerced206;
-if(data178 !== undefined){
-data178["max_reasoning_effort"] = coerced206;
+if(coerced209 !== undefined){
+data185 = coerced209;
+if(data183 !== undefined){
+data183["max_reasoning_effort"] = coerced209;
 }
 }
 }
-if("none" !== data180){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data180};
+if("none" !== data185){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data185};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10263,22 +10441,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs586 === errors;
-valid68 = valid68 || _valid20;
-if(!valid68){
-const _errs588 = errors;
-if(typeof data180 !== "string"){
-let dataType207 = typeof data180;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data180;
+var _valid20 = _errs598 === errors;
+valid70 = valid70 || _valid20;
+if(!valid70){
+const _errs600 = errors;
+if(typeof data185 !== "string"){
+let dataType210 = typeof data185;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data185;
 }
-else if(data180 === null){
-coerced207 = "";
+else if(data185 === null){
+coerced210 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data180};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data185};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10288,15 +10466,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced207 !== undefined){
-data180 = coerced207;
-if(data178 !== undefined){
-data178["max_reasoning_effort"] = coerced207;
+if(coerced210 !== undefined){
+data185 = coerced210;
+if(data183 !== undefined){
+data183["max_reasoning_effort"] = coerced210;
 }
 }
 }
-if("minimal" !== data180){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data180};
+if("minimal" !== data185){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data185};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10305,22 +10483,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs588 === errors;
-valid68 = valid68 || _valid20;
-if(!valid68){
-const _errs590 = errors;
-if(typeof data180 !== "string"){
-let dataType208 = typeof data180;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data180;
+var _valid20 = _errs600 === errors;
+valid70 = valid70 || _valid20;
+if(!valid70){
+const _errs602 = errors;
+if(typeof data185 !== "string"){
+let dataType211 = typeof data185;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data185;
 }
-else if(data180 === null){
-coerced208 = "";
+else if(data185 === null){
+coerced211 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data180};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data185};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10330,15 +10508,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced208 !== undefined){
-data180 = coerced208;
-if(data178 !== undefined){
-data178["max_reasoning_effort"] = coerced208;
+if(coerced211 !== undefined){
+data185 = coerced211;
+if(data183 !== undefined){
+data183["max_reasoning_effort"] = coerced211;
 }
 }
 }
-if("low" !== data180){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data180};
+if("low" !== data185){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data185};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10347,22 +10525,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs590 === errors;
-valid68 = valid68 || _valid20;
-if(!valid68){
-const _errs592 = errors;
-if(typeof data180 !== "string"){
-let dataType209 = typeof data180;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data180;
+var _valid20 = _errs602 === errors;
+valid70 = valid70 || _valid20;
+if(!valid70){
+const _errs604 = errors;
+if(typeof data185 !== "string"){
+let dataType212 = typeof data185;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data185;
 }
-else if(data180 === null){
-coerced209 = "";
+else if(data185 === null){
+coerced212 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data180};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data185};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10372,15 +10550,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced209 !== undefined){
-data180 = coerced209;
-if(data178 !== undefined){
-data178["max_reasoning_effort"] = coerced209;
+if(coerced212 !== undefined){
+data185 = coerced212;
+if(data183 !== undefined){
+data183["max_reasoning_effort"] = coerced212;
 }
 }
 }
-if("medium" !== data180){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data180};
+if("medium" !== data185){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data185};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10389,22 +10567,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs592 === errors;
-valid68 = valid68 || _valid20;
-if(!valid68){
-const _errs594 = errors;
-if(typeof data180 !== "string"){
-let dataType210 = typeof data180;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data180;
+var _valid20 = _errs604 === errors;
+valid70 = valid70 || _valid20;
+if(!valid70){
+const _errs606 = errors;
+if(typeof data185 !== "string"){
+let dataType213 = typeof data185;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data185;
 }
-else if(data180 === null){
-coerced210 = "";
+else if(data185 === null){
+coerced213 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data180};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data185};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10414,15 +10592,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced210 !== undefined){
-data180 = coerced210;
-if(data178 !== undefined){
-data178["max_reasoning_effort"] = coerced210;
+if(coerced213 !== undefined){
+data185 = coerced213;
+if(data183 !== undefined){
+data183["max_reasoning_effort"] = coerced213;
 }
 }
 }
-if("high" !== data180){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data180};
+if("high" !== data185){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data185};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10431,22 +10609,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs594 === errors;
-valid68 = valid68 || _valid20;
-if(!valid68){
-const _errs596 = errors;
-if(typeof data180 !== "string"){
-let dataType211 = typeof data180;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data180;
+var _valid20 = _errs606 === errors;
+valid70 = valid70 || _valid20;
+if(!valid70){
+const _errs608 = errors;
+if(typeof data185 !== "string"){
+let dataType214 = typeof data185;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data185;
 }
-else if(data180 === null){
-coerced211 = "";
+else if(data185 === null){
+coerced214 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data180};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data185};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10456,15 +10634,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced211 !== undefined){
-data180 = coerced211;
-if(data178 !== undefined){
-data178["max_reasoning_effort"] = coerced211;
+if(coerced214 !== undefined){
+data185 = coerced214;
+if(data183 !== undefined){
+data183["max_reasoning_effort"] = coerced214;
 }
 }
 }
-if("xhigh" !== data180){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data180};
+if("xhigh" !== data185){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data185};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10473,22 +10651,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs596 === errors;
-valid68 = valid68 || _valid20;
-if(!valid68){
-const _errs598 = errors;
-if(typeof data180 !== "string"){
-let dataType212 = typeof data180;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data180;
+var _valid20 = _errs608 === errors;
+valid70 = valid70 || _valid20;
+if(!valid70){
+const _errs610 = errors;
+if(typeof data185 !== "string"){
+let dataType215 = typeof data185;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data185;
 }
-else if(data180 === null){
-coerced212 = "";
+else if(data185 === null){
+coerced215 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data180};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data185};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10498,15 +10676,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced212 !== undefined){
-data180 = coerced212;
-if(data178 !== undefined){
-data178["max_reasoning_effort"] = coerced212;
+if(coerced215 !== undefined){
+data185 = coerced215;
+if(data183 !== undefined){
+data183["max_reasoning_effort"] = coerced215;
 }
 }
 }
-if("max" !== data180){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data180};
+if("max" !== data185){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data185};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10515,16 +10693,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs598 === errors;
-valid68 = valid68 || _valid20;
+var _valid20 = _errs610 === errors;
+valid70 = valid70 || _valid20;
 }
 }
 }
 }
 }
 }
-if(!valid68){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data180};
+if(!valid70){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data185};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10536,53 +10714,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs585;
+errors = _errs597;
 if(vErrors !== null){
-if(_errs585){
-vErrors.length = _errs585;
+if(_errs597){
+vErrors.length = _errs597;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid67 = _errs584 === errors;
+var valid69 = _errs596 === errors;
 }
 else {
-var valid67 = true;
+var valid69 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data178}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data183}];
 return false;
 }
 }
-var valid64 = _errs579 === errors;
+var valid66 = _errs591 === errors;
 }
 else {
-var valid64 = true;
+var valid66 = true;
 }
-if(valid64){
-if(data167.status !== undefined){
-let data181 = data167.status;
-const _errs600 = errors;
-const _errs601 = errors;
-let valid69 = false;
-const _errs602 = errors;
-if(typeof data181 !== "string"){
-let dataType213 = typeof data181;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data181;
+if(valid66){
+if(data172.status !== undefined){
+let data186 = data172.status;
+const _errs612 = errors;
+const _errs613 = errors;
+let valid71 = false;
+const _errs614 = errors;
+if(typeof data186 !== "string"){
+let dataType216 = typeof data186;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data186;
 }
-else if(data181 === null){
-coerced213 = "";
+else if(data186 === null){
+coerced216 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data181};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data186};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10592,15 +10770,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data181 = coerced213;
-if(data167 !== undefined){
-data167["status"] = coerced213;
+if(coerced216 !== undefined){
+data186 = coerced216;
+if(data172 !== undefined){
+data172["status"] = coerced216;
 }
 }
 }
-if("active" !== data181){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data181};
+if("active" !== data186){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data186};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10609,22 +10787,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs602 === errors;
-valid69 = valid69 || _valid21;
-if(!valid69){
-const _errs604 = errors;
-if(typeof data181 !== "string"){
-let dataType214 = typeof data181;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data181;
+var _valid21 = _errs614 === errors;
+valid71 = valid71 || _valid21;
+if(!valid71){
+const _errs616 = errors;
+if(typeof data186 !== "string"){
+let dataType217 = typeof data186;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data186;
 }
-else if(data181 === null){
-coerced214 = "";
+else if(data186 === null){
+coerced217 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data181};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data186};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10634,15 +10812,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data181 = coerced214;
-if(data167 !== undefined){
-data167["status"] = coerced214;
+if(coerced217 !== undefined){
+data186 = coerced217;
+if(data172 !== undefined){
+data172["status"] = coerced217;
 }
 }
 }
-if("blocked" !== data181){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data181};
+if("blocked" !== data186){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data186};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10651,22 +10829,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs604 === errors;
-valid69 = valid69 || _valid21;
-if(!valid69){
-const _errs606 = errors;
-if(typeof data181 !== "string"){
-let dataType215 = typeof data181;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data181;
+var _valid21 = _errs616 === errors;
+valid71 = valid71 || _valid21;
+if(!valid71){
+const _errs618 = errors;
+if(typeof data186 !== "string"){
+let dataType218 = typeof data186;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data186;
 }
-else if(data181 === null){
-coerced215 = "";
+else if(data186 === null){
+coerced218 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data181};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data186};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -10676,15 +10854,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced215 !== undefined){
-data181 = coerced215;
-if(data167 !== undefined){
-data167["status"] = coerced215;
+if(coerced218 !== undefined){
+data186 = coerced218;
+if(data172 !== undefined){
+data172["status"] = coerced218;
 }
 }
 }
-if("revoked" !== data181){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data181};
+if("revoked" !== data186){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data186};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -10693,22 +10871,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs606 === errors;
-valid69 = valid69 || _valid21;
-if(!valid69){
-const _errs608 = errors;
-if(typeof data181 !== "string"){
-let dataType216 = typeof data181;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data181;
+var _valid21 = _errs618 === errors;
+valid71 = valid71 || _valid21;
+if(!valid71){
+const _errs620 = errors;
+if(typeof data186 !== "string"){
+let dataType219 = typeof data186;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data186;
 }
-else if(data181 === null){
-coerced216 = "";
+else if(data186 === null){
+coerced219 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data181};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data186};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -10718,15 +10896,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced216 !== undefined){
-data181 = coerced216;
-if(data167 !== undefined){
-data167["status"] = coerced216;
+if(coerced219 !== undefined){
+data186 = coerced219;
+if(data172 !== undefined){
+data172["status"] = coerced219;
 }
 }
 }
-if("deleted" !== data181){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data181};
+if("deleted" !== data186){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data186};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -10735,13 +10913,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs608 === errors;
-valid69 = valid69 || _valid21;
+var _valid21 = _errs620 === errors;
+valid71 = valid71 || _valid21;
 }
 }
 }
-if(!valid69){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data181};
+if(!valid71){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data186};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -10753,20 +10931,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs601;
+errors = _errs613;
 if(vErrors !== null){
-if(_errs601){
-vErrors.length = _errs601;
+if(_errs613){
+vErrors.length = _errs613;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid64 = _errs600 === errors;
+var valid66 = _errs612 === errors;
 }
 else {
-var valid64 = true;
+var valid66 = true;
 }
 }
 }
@@ -10779,25 +10957,27 @@ var valid64 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data172}];
 return false;
 }
 }
-var valid63 = _errs555 === errors;
-if(!valid63){
+var valid65 = _errs567 === errors;
+if(!valid65){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data171}];
 return false;
 }
 }
-var valid0 = _errs553 === errors;
+var valid0 = _errs565 === errors;
 }
 else {
 var valid0 = true;
+}
+}
 }
 }
 }

@@ -1,0 +1,83 @@
+/** Calls to the gateway from the console page: the session, and the admin API under /console/api/admin. */
+
+/** An answer that was not 2xx: the status, the gateway's error code and its message (in the page's language). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken = '';
+let onSignedOut: () => void = () => undefined;
+
+/** Called when an answer says the session is gone (expired, signed out elsewhere, restart). */
+export function whenSignedOut(listener: () => void): void {
+  onSignedOut = listener;
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-switchyard-csrf'] = csrfToken;
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const error = (parsed as { error?: { message?: string; code?: string } } | undefined)?.error;
+    if (response.status === 401 && error?.code === 'console_session_required') onSignedOut();
+    throw new ApiError(response.status, error?.message ?? `HTTP ${response.status}`, error?.code);
+  }
+  return parsed as T;
+}
+
+interface SessionAnswer {
+  csrf_token: string;
+  expires_at: string;
+}
+
+/** Whether this browser has a live session (and takes its write token). */
+export async function resumeSession(): Promise<boolean> {
+  try {
+    csrfToken = (await request<SessionAnswer>('GET', '/console/api/session')).csrf_token;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function signIn(adminKey: string): Promise<void> {
+  csrfToken = (await request<SessionAnswer>('POST', '/console/api/session', { admin_key: adminKey })).csrf_token;
+}
+
+export async function signOut(): Promise<void> {
+  await request('DELETE', '/console/api/session');
+  csrfToken = '';
+}
+
+/** An admin API call (`path` as under /admin/v1, e.g. `/keys`). */
+export function admin<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  return request<T>(method, `/console/api/admin${path}`, body);
+}
+
+/** A query string of the non-empty values. */
+export function queryString(values: Record<string, string | number | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(values))
+    if (value !== undefined && value !== '') query.set(name, String(value));
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}

@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestContext } from '../../context/request-context.js';
+import { gatewayError } from '../../errors/gateway-error.js';
+import type { GatewayServices } from '../../gateway-services.js';
+import { admit } from '../../pipeline/admit.js';
+import { inputItemsPage, type InputItemsQuery } from '../../responses-state/input-items-page.js';
+import { responseOwner } from '../../responses-state/response-owner.js';
+import { sendJson } from '../admin/send-json.js';
+import { credentialsOf } from '../credentials.js';
+
+/** Where a stored response's own addresses begin: /v1/responses/{id}, /v1/responses/{id}/input_items. */
+export const STORED_RESPONSE_PATH_PREFIX = '/v1/responses/';
+/** Longer ids are no id the gateway gave out: not found without asking the store. */
+const MAX_ID_LENGTH = 256;
+
+const invalid = (param: string, detailEn: string, detailRu: string) =>
+  gatewayError('validation_failed', { param, params: { detail_en: detailEn, detail_ru: detailRu } });
+
+/** `limit`, `order` and `after` of an input_items query (400 naming the param); `include` is accepted and changes nothing. */
+function inputItemsQueryOf(query: URLSearchParams): InputItemsQuery {
+  const limitText = query.get('limit');
+  const limit = limitText === null ? 20 : /^\d{1,3}$/.test(limitText) ? Number(limitText) : Number.NaN;
+  if (!(limit >= 1 && limit <= 100)) {
+    throw invalid('limit', 'limit must be an integer from 1 to 100.', 'limit должен быть целым числом от 1 до 100.');
+  }
+  const order = query.get('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') {
+    throw invalid('order', 'order must be "asc" or "desc".', 'order должен быть "asc" или "desc".');
+  }
+  return { limit, order, after: query.get('after') ?? undefined };
+}
+
+/**
+ * GET /v1/responses/{id}, DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items
+ * (PRODUCT.md decision 17, inbound-protocols.md 2.11): admitted like every API route (401,
+ * 429), scoped to the caller's account — another account's response, a deleted or an
+ * expired one is 404 response_not_found. Other methods are 405; other paths below
+ * /v1/responses/ (cancel, compact) are 404 no_route.
+ */
+export function storedResponsesRoute(services: GatewayServices) {
+  return async function handleStoredResponse(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+    path: string,
+  ): Promise<void> {
+    const segments = path.slice(STORED_RESPONSE_PATH_PREFIX.length).split('/');
+    const [rawId = '', what] = segments;
+    const items = what === 'input_items' && segments.length === 2;
+    if (rawId === '' || (segments.length > 1 && !items)) {
+      throw gatewayError('no_route', { params: { method: request.method, path } });
+    }
+    const allow = items ? 'GET' : 'GET, DELETE';
+    if (request.method !== 'GET' && !(request.method === 'DELETE' && !items)) {
+      throw gatewayError(request.method === 'POST' ? 'no_route' : 'method_not_allowed', {
+        params: { method: request.method, path, allow },
+        headers: request.method === 'POST' ? undefined : { allow },
+      });
+    }
+    const admitted = admit(services, credentialsOf(request, services), context);
+    const admission = admitted instanceof Promise ? await admitted : admitted;
+    const id = decodedId(rawId);
+    const owner = responseOwner(admission);
+    const query = new URLSearchParams(request.url?.slice(path.length + 1) ?? '');
+    const notFound = () => gatewayError('response_not_found', { params: { id } });
+
+    if (request.method === 'DELETE') {
+      if (id.length > MAX_ID_LENGTH || !(await services.responses.delete(owner, id))) throw notFound();
+      sendJson(response, context, 200, { id, object: 'response', deleted: true });
+      return;
+    }
+    const pageQuery = items ? inputItemsQueryOf(query) : undefined;
+    if (!items && query.get('stream') === 'true') {
+      throw invalid(
+        'stream',
+        'Stored responses are not kept as event streams: retrieve them without stream.',
+        'Сохранённые ответы не хранятся как потоки событий: запрашивайте их без stream.',
+      );
+    }
+    const stored = id.length > MAX_ID_LENGTH ? undefined : await services.responses.get(owner, id);
+    if (stored === undefined) throw notFound();
+    if (pageQuery === undefined) {
+      sendJson(response, context, 200, stored.response);
+      return;
+    }
+    const page = inputItemsPage(stored.inputItems, pageQuery);
+    if (page === undefined) {
+      throw invalid(
+        'after',
+        `No input item "${pageQuery.after}" in response ${id}.`,
+        `Во входе ответа ${id} нет элемента "${pageQuery.after}".`,
+      );
+    }
+    sendJson(response, context, 200, page);
+  };
+}
+
+/** The id as sent, URL-decoded; a malformed escape is kept as sent (and so not found). */
+function decodedId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
