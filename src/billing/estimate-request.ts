@@ -68,11 +68,20 @@ function contentTokens(content: unknown, count: (text: string) => number): numbe
 }
 
 /**
+ * Set (to true) by a front door on an internal request whose client marked cache
+ * breakpoints that the internal form leaves out (Anthropic `cache_control`, which only an
+ * Anthropic node, reached natively, gets): the reservation prices the prompt as for the
+ * markers it still has. A symbol, so it is never serialized into a node's request.
+ */
+export const CACHE_BREAKPOINTS_MARKED = Symbol('cache breakpoints marked');
+
+/**
  * Whether the request marks prompt-cache breakpoints (`cache_control` on a message, a
  * content part or a tool): then prompt tokens may be billed at a cache-write price, and
  * the reservation counts them at the dearest (PRODUCT.md decision 21).
  */
 export function marksCacheBreakpoints(request: ChatRequest): boolean {
+  if ((request as { [CACHE_BREAKPOINTS_MARKED]?: boolean })[CACHE_BREAKPOINTS_MARKED] === true) return true;
   const marked = (value: unknown): boolean => fieldOf(value, 'cache_control') !== undefined;
   for (const message of request.messages) {
     if (marked(message)) return true;

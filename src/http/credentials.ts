@@ -7,3 +7,15 @@ import type { Credentials } from '../pipeline/admit.js';
 export function credentialsOf(request: IncomingMessage, services: GatewayServices): Credentials {
   return { authorization: request.headers.authorization, clientIp: clientIp(request, services.trustedProxies) };
 }
+
+/**
+ * The credentials of a request on the Anthropic routes (PRODUCT.md decision 16): the key in
+ * `x-api-key` when present (the SDK's `apiKey`, Claude Code's `ANTHROPIC_API_KEY`), else
+ * `Authorization: Bearer` (`authToken`, `ANTHROPIC_AUTH_TOKEN`).
+ */
+export function anthropicCredentialsOf(request: IncomingMessage, services: GatewayServices): Credentials {
+  const header = request.headers['x-api-key'];
+  const apiKey = Array.isArray(header) ? header[0] : header;
+  if (apiKey === undefined || apiKey === '') return credentialsOf(request, services);
+  return { authorization: `Bearer ${apiKey}`, clientIp: clientIp(request, services.trustedProxies) };
+}

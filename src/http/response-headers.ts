@@ -23,6 +23,8 @@ export function withResponseHeaders(
 function addResponseHeaders(context: RequestContext, headers: Record<string, string | number>): void {
   headers['x-request-id'] = context.requestId;
   headers['x-correlation-id'] = context.correlationId;
+  // The Anthropic SDK reads the id from `request-id` (inbound-protocols 1.9).
+  if (context.record.frontDoor === 'messages') headers['request-id'] = context.requestId;
   const attempts = context.record.attempts.length;
   if (attempts !== 0) headers['x-switchyard-attempts'] = String(attempts);
   const limits = context.rateLimitHeaders;

@@ -17,9 +17,10 @@ import { correlationIdFor, newRequestId } from './request-ids.js';
 import { chatCompletionsRoute } from './routes/chat-completions.js';
 import { responsesInputTokensRoute, responsesRoute } from './routes/responses.js';
 import { ReasoningEnvelope } from '../front-doors/responses/reasoning-envelope.js';
+import { countTokensRoute, MESSAGES_ERROR_SHAPE, messagesRoute } from './routes/messages.js';
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
-import { MODEL_PATH_PREFIX, modelRoute, modelsRoute } from './routes/models.js';
+import { MODEL_PATH_PREFIX, MODELS_ERROR_SHAPE, modelRoute, modelsRoute } from './routes/models.js';
 import { STORED_RESPONSE_PATH_PREFIX, storedResponsesRoute } from './routes/stored-responses.js';
 import type { adminRoute } from './admin/admin-route.js';
 import type { consoleRoute } from './console/console-route.js';
@@ -117,7 +118,25 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
         errors: RESPONSES_ERROR_SHAPE,
       },
     ],
-    ['/v1/models', { method: 'GET', handler: modelsRoute(services) }],
+    [
+      '/v1/messages',
+      {
+        method: 'POST',
+        handler: messagesRoute(services, logger, bodies),
+        frontDoor: 'messages',
+        errors: MESSAGES_ERROR_SHAPE,
+      },
+    ],
+    [
+      '/v1/messages/count_tokens',
+      {
+        method: 'POST',
+        handler: countTokensRoute(services, bodies),
+        frontDoor: 'messages',
+        errors: MESSAGES_ERROR_SHAPE,
+      },
+    ],
+    ['/v1/models', { method: 'GET', handler: modelsRoute(services), errors: MODELS_ERROR_SHAPE }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],
     ['/readyz', { method: 'GET', handler: readyzRoute(services, () => shuttingDown) }],
   ]);
@@ -248,7 +267,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
           const gatewayFailure = asGatewayError(error);
           if (gatewayFailure.code === 'internal_error')
             logger.error({ err: error, request_id: context.requestId }, 'unexpected error');
-          renderError(response, gatewayFailure, context, http, route?.errors);
+          const shape = route?.errors ?? (path.startsWith(MODEL_PATH_PREFIX) ? MODELS_ERROR_SHAPE : undefined);
+          renderError(response, gatewayFailure, context, http, shape);
         } catch (renderFailure) {
           logger.error({ err: renderFailure, request_id: context.requestId }, 'could not send the error response');
           response.destroy();

@@ -44,8 +44,9 @@ export function parseAnthropicRequest(body: unknown): AnthropicRequest {
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     throw invalidRequest('messages: at least one message is required');
   body.messages.forEach((message, index) => {
-    if (!isRecord(message) || (message.role !== 'user' && message.role !== 'assistant')) {
-      throw invalidRequest(`messages.${index}.role: Input should be 'user' or 'assistant'`);
+    // `system` mid-conversation: the API takes it (the SDK's MessageParam role), and Claude Code sends it.
+    if (!isRecord(message) || (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'system')) {
+      throw invalidRequest(`messages.${index}.role: Input should be 'user', 'assistant' or 'system'`);
     }
   });
   const maxTokens = body.max_tokens;

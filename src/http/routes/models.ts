@@ -4,9 +4,12 @@ import type { ModelConfig } from '../../config/gateway-config.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
-import { credentialsOf } from '../credentials.js';
+import { anthropicCredentialsOf } from '../credentials.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { responseHeaders } from '../response-headers.js';
+import { errorEnvelopeJson } from '../error-envelope.js';
+import type { ErrorShape } from '../error-shape.js';
+import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
 
 /** A model record (PRODUCT.md decision 13): OpenAI's list entry plus what a caller needs to choose. */
 export function modelRecord(model: ModelConfig) {
@@ -31,7 +34,73 @@ export function modelRecord(model: ModelConfig) {
   };
 }
 
-/** GET /v1/models (spec 4.2): only the models the caller's key and account may use (decision 13). */
+/** A model in Anthropic's `ModelInfo` shape (inbound-protocols 1.12). */
+export function anthropicModelRecord(model: ModelConfig) {
+  return {
+    type: 'model',
+    id: model.id,
+    display_name: model.id,
+    created_at: new Date(model.created * 1000).toISOString().replace('.000Z', 'Z'),
+    max_input_tokens: model.contextLength ?? null,
+    max_tokens: model.maxOutputTokens ?? null,
+    capabilities: null,
+  };
+}
+
+/**
+ * Whether a request asks for Anthropic's shapes (PRODUCT.md decision 16: it carries
+ * `anthropic-version`); its errors then take Anthropic's shape too (MODELS_ERROR_SHAPE).
+ */
+function wantsAnthropicShape(request: IncomingMessage, context: RequestContext): boolean {
+  const anthropic = request.headers['anthropic-version'] !== undefined;
+  if (anthropic) context.record.frontDoor = 'messages';
+  return anthropic;
+}
+
+/** Errors of the model routes: Anthropic's shape for an Anthropic client, the spec's otherwise. */
+export const MODELS_ERROR_SHAPE: ErrorShape = {
+  body: (error, context) =>
+    context.record.frontDoor === 'messages' ? messagesErrorBody(error, context) : errorEnvelopeJson(error, context),
+  passesThrough: () => true,
+};
+
+/** Most models on one page of Anthropic's list (inbound-protocols 1.12). */
+const MAX_PAGE = 1000;
+const DEFAULT_PAGE = 20;
+
+/** One page of Anthropic's model list: `limit`, `after_id`, `before_id` as the SDK pages with them. */
+function anthropicModelList(models: readonly ModelConfig[], url: string | undefined): string {
+  const query = new URL(url ?? '/', 'http://localhost').searchParams;
+  const asked = Number.parseInt(query.get('limit') ?? '', 10);
+  const limit = Number.isFinite(asked) ? Math.min(MAX_PAGE, Math.max(1, asked)) : DEFAULT_PAGE;
+  const after = query.get('after_id');
+  const before = query.get('before_id');
+  let from = 0;
+  let to = models.length;
+  if (after !== null) from = models.findIndex((model) => model.id === after) + 1;
+  if (before !== null)
+    to = Math.max(
+      0,
+      models.findIndex((model) => model.id === before),
+    );
+  const page =
+    before !== null && after === null
+      ? models.slice(Math.max(from, to - limit), to)
+      : models.slice(from, Math.min(to, from + limit));
+  const hasMore = before !== null && after === null ? to - limit > from : from + limit < to;
+  return JSON.stringify({
+    data: page.map(anthropicModelRecord),
+    has_more: hasMore,
+    first_id: page[0]?.id ?? null,
+    last_id: page.at(-1)?.id ?? null,
+  });
+}
+
+/**
+ * GET /v1/models (spec 4.2): only the models the caller's key and account may use (decision 13);
+ * in Anthropic's list shape when the request carries `anthropic-version` (decision 16), so
+ * Claude Code's gateway discovery finds them (rule A8).
+ */
 export function modelsRoute(services: GatewayServices) {
   // The full list is rendered once per model set (the set changes only on reload); a
   // restricted key gets its own rendering.
@@ -42,21 +111,27 @@ export function modelsRoute(services: GatewayServices) {
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
-    const admitted = admit(services, credentialsOf(request, services), context);
+    const anthropic = wantsAnthropicShape(request, context);
+    const admitted = admit(services, anthropicCredentialsOf(request, services), context);
     const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     if (renderedFor !== services.models) {
       renderedFor = services.models;
       everything = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
     }
     const restricted = key.record.allowedModels !== null || (account?.record.allowedModels ?? null) !== null;
-    const body = restricted
-      ? JSON.stringify({
-          object: 'list',
-          data: [...services.models.values()]
-            .filter((model) => mayUseModel(key.record, account?.record, model.id))
-            .map(modelRecord),
-        })
-      : everything;
+    const body = anthropic
+      ? anthropicModelList(
+          [...services.models.values()].filter((model) => mayUseModel(key.record, account?.record, model.id)),
+          request.url,
+        )
+      : restricted
+        ? JSON.stringify({
+            object: 'list',
+            data: [...services.models.values()]
+              .filter((model) => mayUseModel(key.record, account?.record, model.id))
+              .map(modelRecord),
+          })
+        : everything;
     context.record.status = 200;
     response.writeHead(200, {
       ...responseHeaders(context),
@@ -95,14 +170,15 @@ export function modelRoute(services: GatewayServices) {
     context: RequestContext,
     path: string,
   ): Promise<void> {
-    const admitted = admit(services, credentialsOf(request, services), context);
+    const anthropic = wantsAnthropicShape(request, context);
+    const admitted = admit(services, anthropicCredentialsOf(request, services), context);
     const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     const id = modelIdOfPath(path);
     const model = services.models.get(id);
     if (model === undefined || !mayUseModel(key.record, account?.record, model.id)) {
       throw gatewayError('model_unavailable', { params: { model: id } });
     }
-    const body = JSON.stringify(modelRecord(model));
+    const body = JSON.stringify(anthropic ? anthropicModelRecord(model) : modelRecord(model));
     context.record.status = 200;
     response.writeHead(200, {
       ...responseHeaders(context),

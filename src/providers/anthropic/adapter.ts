@@ -1,6 +1,7 @@
 import type { ProviderAdapter } from '../types.js';
 import { toError } from './errors.js';
 import { fromUpstream } from './from-upstream.js';
+import { anthropicNativeMessages } from './native-messages.js';
 import { createStreamMapper } from './stream-mapper.js';
 import { toUpstream } from './to-upstream.js';
 
@@ -11,4 +12,5 @@ export const anthropicAdapter: ProviderAdapter = {
   fromUpstream,
   streamMapper: createStreamMapper,
   toError,
+  native: { messages: anthropicNativeMessages },
 };

@@ -1,0 +1,463 @@
+import { createHash } from 'node:crypto';
+import { CACHE_BREAKPOINTS_MARKED } from '../../billing/estimate-request.js';
+import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
+import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import type {
+  MessagesBlock,
+  MessagesMessage,
+  MessagesRequest,
+} from '../../protocol/anthropic/messages-request-schema.js';
+import type { ReasoningEnvelopes } from './reasoning-envelope.js';
+
+/** A Messages request in the pipeline's form, and what the door read from it. */
+export interface TranslatedMessagesRequest {
+  readonly chat: ChatRequest;
+  /** Where the client set the reasoning effort, if it did. */
+  readonly effortParam: string | undefined;
+  /** The node that made the reasoning the history carries back (its newest envelope), if any. */
+  readonly affinityNode: string | undefined;
+}
+
+/** `safety_identifier` / `user` takes at most 64 characters (rule A19): longer ids are hashed. */
+const MAX_USER_CHARS = 64;
+/** Chat-completions takes at most four stop sequences. */
+const MAX_STOP_SEQUENCES = 4;
+/** The text a tool message keeps when its result was only images (rule A12). */
+const IMAGES_PLACEHOLDER = '(the result is in the images that follow)';
+
+type Part = { type: string } & Record<string, unknown>;
+
+/** 400 naming a field that asks for something a chat-completions request cannot carry. */
+function cannotCarry(param: string, what: string): never {
+  throw validationFailed(
+    param,
+    `Invalid parameter '${param}': ${what} cannot be sent to this model's node.`,
+    `Некорректный параметр '${param}': ${what} нельзя передать узлу этой модели.`,
+  );
+}
+
+function invalid(param: string, expected: string, expectedRu: string): never {
+  throw validationFailed(
+    param,
+    `Invalid parameter '${param}': ${expected}.`,
+    `Некорректный параметр '${param}': ${expectedRu}.`,
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function blocksOf(content: string | MessagesBlock[]): MessagesBlock[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return content;
+}
+
+function textOf(block: MessagesBlock, param: string): string {
+  if (typeof block.text !== 'string') invalid(`${param}.text`, 'it must be a string', 'ожидается строка');
+  return block.text;
+}
+
+/**
+ * An Anthropic Messages request → the internal chat-completions request
+ * (inbound-protocols 3.1, PRODUCT.md decision 15). Translated: system, messages (mid-turn
+ * system messages in place), images, documents (PDF as a `file` part, text inline), tools
+ * and `tool_choice`, `tool_result` blocks ↔ `tool` messages (every block, images after
+ * them in a user message), thinking ↔ effort or budget, stop sequences, sampling. Hints the
+ * chat form has no place for (`cache_control`, `context_management`, `top_k`,
+ * `service_tier`, …) are dropped; server tools are withdrawn from the offer; a demand it
+ * cannot carry (a server-tool result, a file by id, forcing a withdrawn tool) is a 400
+ * naming it. Thinking blocks go back to the node that made them when they carry this
+ * gateway's envelope (3.8); any other thinking is for Anthropic nodes only and is dropped.
+ */
+export function toChatRequest(request: MessagesRequest, envelopes: ReasoningEnvelopes): TranslatedMessagesRequest {
+  const messages: ChatMessage[] = [];
+  let affinityNode: string | undefined;
+  const system = systemMessage(request.system);
+  if (system !== undefined) messages.push(system);
+  request.messages.forEach((message, index) => {
+    const param = `messages[${index}]`;
+    if (message.role === 'system') {
+      messages.push({ role: 'system', content: systemContent(blocksOf(message.content), `${param}.content`) });
+    } else if (message.role === 'user') {
+      messages.push(...userMessages(message, param));
+    } else {
+      const { chat, node } = assistantMessage(message, param, envelopes);
+      if (node !== undefined) affinityNode = node;
+      if (chat !== undefined) messages.push(chat);
+    }
+  });
+
+  const chat: ChatRequest = { model: request.model, messages, max_tokens: request.max_tokens };
+  if (request.stream === true) {
+    chat.stream = true;
+    chat.stream_options = { include_usage: true };
+  }
+  if (typeof request.temperature === 'number') chat.temperature = request.temperature;
+  if (typeof request.top_p === 'number') chat.top_p = request.top_p;
+  const stop = request.stop_sequences ?? undefined;
+  if (stop !== undefined && stop.length > 0) {
+    if (stop.length > MAX_STOP_SEQUENCES)
+      cannotCarry('stop_sequences', `more than ${MAX_STOP_SEQUENCES} stop sequences`);
+    chat.stop = stop;
+  }
+  const userId = request.metadata?.user_id;
+  if (typeof userId === 'string' && userId !== '')
+    chat.user =
+      userId.length <= MAX_USER_CHARS
+        ? userId
+        : createHash('sha256').update(userId).digest('hex').slice(0, MAX_USER_CHARS);
+  const effortParam = applyThinking(request, chat);
+  applyTools(request, chat);
+  applyFormat(request, chat);
+  if (request.container !== undefined && request.container !== null)
+    cannotCarry('container', 'a code-execution container');
+  // The markers are dropped here, but an Anthropic node gets them: the reservation must see them.
+  if (marksCache(request)) (chat as { [CACHE_BREAKPOINTS_MARKED]?: boolean })[CACHE_BREAKPOINTS_MARKED] = true;
+  return { chat, effortParam, affinityNode };
+}
+
+/** Whether the request marks a prompt-cache breakpoint anywhere: top level, system, message blocks, tools. */
+function marksCache(request: MessagesRequest): boolean {
+  const marked = (value: unknown): boolean =>
+    isRecord(value) && value.cache_control !== undefined && value.cache_control !== null;
+  const anyBlock = (content: unknown): boolean => Array.isArray(content) && content.some(marked);
+  return (
+    marked(request) ||
+    anyBlock(request.system) ||
+    request.messages.some((message) => anyBlock(message.content)) ||
+    anyBlock(request.tools)
+  );
+}
+
+function systemMessage(system: MessagesRequest['system']): ChatMessage | undefined {
+  if (system === undefined || system === null) return undefined;
+  const blocks = blocksOf(system);
+  if (blocks.length === 0) return undefined;
+  return { role: 'system', content: systemContent(blocks, 'system') };
+}
+
+/** System text blocks: one string for one block, text parts in order for several (block boundaries kept). */
+function systemContent(blocks: MessagesBlock[], param: string): string | Part[] {
+  const texts = blocks.map((block, index) => {
+    if (block.type !== 'text') cannotCarry(`${param}[${index}]`, `a "${block.type}" block in a system prompt`);
+    return textOf(block, `${param}[${index}]`);
+  });
+  return texts.length === 1 ? (texts[0] as string) : texts.map((text) => ({ type: 'text', text }));
+}
+
+/**
+ * A user turn: its `tool_result` blocks first, one `tool` message each (chat wants them
+ * right after the assistant's calls), then a user message with the rest of its content
+ * and the images the results carried (rule A12).
+ */
+function userMessages(message: MessagesMessage, param: string): ChatMessage[] {
+  const tools: ChatMessage[] = [];
+  const parts: Part[] = [];
+  const resultImages: Part[] = [];
+  blocksOf(message.content).forEach((block, index) => {
+    const where = typeof message.content === 'string' ? `${param}.content` : `${param}.content[${index}]`;
+    if (block.type === 'tool_result') {
+      const { tool, images } = toolMessage(block, where);
+      tools.push(tool);
+      resultImages.push(...images);
+    } else {
+      parts.push(...userParts(block, where));
+    }
+  });
+  const content = [...parts, ...resultImages];
+  if (content.length === 0) return tools;
+  const onlyText = content.length === 1 && content[0]?.type === 'text';
+  return [...tools, { role: 'user', content: onlyText ? (content[0]?.text as string) : content }];
+}
+
+/** One content block of a user turn (or of a tool result) as chat parts. */
+function userParts(block: MessagesBlock, param: string): Part[] {
+  switch (block.type) {
+    case 'text': {
+      const text = textOf(block, param);
+      return text === '' ? [] : [{ type: 'text', text }];
+    }
+    case 'image':
+      return [imagePart(block, param)];
+    case 'document':
+      return documentParts(block, param);
+    case 'thinking':
+    case 'redacted_thinking':
+    case 'tool_use':
+      return invalid(
+        `${param}.type`,
+        `a "${block.type}" block belongs in an assistant turn`,
+        `блок "${block.type}" допустим только в ответе assistant`,
+      );
+    default:
+      return cannotCarry(param, `a "${block.type}" block`);
+  }
+}
+
+function sourceOf(block: MessagesBlock, param: string): Record<string, unknown> {
+  if (!isRecord(block.source)) invalid(`${param}.source`, 'it must be an object', 'ожидается объект');
+  return block.source;
+}
+
+function imagePart(block: MessagesBlock, param: string): Part {
+  const source = sourceOf(block, param);
+  if (source.type === 'base64') {
+    if (typeof source.media_type !== 'string' || typeof source.data !== 'string')
+      invalid(
+        `${param}.source`,
+        'a base64 source needs media_type and data',
+        'источнику base64 нужны media_type и data',
+      );
+    return { type: 'image_url', image_url: { url: `data:${source.media_type};base64,${source.data}` } };
+  }
+  if (source.type === 'url') {
+    if (typeof source.url !== 'string' || source.url === '')
+      invalid(`${param}.source.url`, 'it must be a URL', 'ожидается URL');
+    return { type: 'image_url', image_url: { url: source.url } };
+  }
+  return cannotCarry(`${param}.source`, `an image source of type "${String(source.type)}"`);
+}
+
+/** A document: PDF as a `file` part (the node's adapter refuses it where the protocol has none), text inline. */
+function documentParts(block: MessagesBlock, param: string): Part[] {
+  const source = sourceOf(block, param);
+  const title = typeof block.title === 'string' && block.title !== '' ? block.title : undefined;
+  if (source.type === 'base64') {
+    if (typeof source.data !== 'string' || typeof source.media_type !== 'string')
+      invalid(
+        `${param}.source`,
+        'a base64 source needs media_type and data',
+        'источнику base64 нужны media_type и data',
+      );
+    const file: Record<string, unknown> = { file_data: `data:${source.media_type};base64,${source.data}` };
+    if (title !== undefined) file.filename = title;
+    return [{ type: 'file', file }];
+  }
+  if (source.type === 'text') {
+    if (typeof source.data !== 'string') invalid(`${param}.source.data`, 'it must be a string', 'ожидается строка');
+    return source.data === '' ? [] : [{ type: 'text', text: source.data }];
+  }
+  if (source.type === 'content') {
+    const inner = source.content;
+    if (typeof inner === 'string') return inner === '' ? [] : [{ type: 'text', text: inner }];
+    if (!Array.isArray(inner))
+      invalid(`${param}.source.content`, 'it must be a string or blocks', 'ожидается строка или блоки');
+    return inner.flatMap((item: unknown, index) => {
+      const where = `${param}.source.content[${index}]`;
+      if (!isRecord(item) || (item.type !== 'text' && item.type !== 'image'))
+        return cannotCarry(where, 'a block other than text or image in a document');
+      return userParts(item as MessagesBlock, where);
+    });
+  }
+  return cannotCarry(`${param}.source`, `a document source of type "${String(source.type)}"`);
+}
+
+/** A `tool_result` → a `tool` message with all its text (rule A11), its images for the following user message (A12). */
+function toolMessage(block: MessagesBlock, param: string): { tool: ChatMessage; images: Part[] } {
+  if (typeof block.tool_use_id !== 'string' || block.tool_use_id === '')
+    invalid(`${param}.tool_use_id`, 'it must be the id of a tool_use block', 'ожидается id блока tool_use');
+  const texts: string[] = [];
+  const images: Part[] = [];
+  const content = block.content;
+  if (typeof content === 'string') texts.push(content);
+  else if (Array.isArray(content)) {
+    content.forEach((item: unknown, index) => {
+      const where = `${param}.content[${index}]`;
+      if (!isRecord(item) || typeof item.type !== 'string')
+        invalid(where, 'it must be a content block', 'ожидается блок содержимого');
+      for (const part of userParts(item as MessagesBlock, where)) {
+        if (part.type === 'text') texts.push(part.text as string);
+        else images.push(part);
+      }
+    });
+  } else if (content !== undefined && content !== null) {
+    invalid(`${param}.content`, 'it must be a string or blocks', 'ожидается строка или блоки');
+  }
+  let text = texts.join('\n');
+  if (text === '' && images.length > 0) text = IMAGES_PLACEHOLDER;
+  if (block.is_error === true) text = `Error: ${text}`;
+  return { tool: { role: 'tool', tool_call_id: block.tool_use_id, content: text }, images };
+}
+
+/**
+ * An assistant turn: text as `content`, `tool_use` blocks as `tool_calls`, and thinking
+ * that this gateway sealed (3.8) as `reasoning_content` with any Gemini signatures put back
+ * on their calls. Thinking without our envelope is an Anthropic node's: dropped here.
+ */
+function assistantMessage(
+  message: MessagesMessage,
+  param: string,
+  envelopes: ReasoningEnvelopes,
+): { chat: ChatMessage | undefined; node: string | undefined } {
+  let text = '';
+  let reasoning = '';
+  let node: string | undefined;
+  const signatures: Record<string, string> = {};
+  const toolCalls: Part[] = [];
+  blocksOf(message.content).forEach((block, index) => {
+    const where = typeof message.content === 'string' ? `${param}.content` : `${param}.content[${index}]`;
+    switch (block.type) {
+      case 'text':
+        text += textOf(block, where);
+        break;
+      case 'thinking':
+      case 'redacted_thinking': {
+        const artifact = envelopes.open(block.type === 'thinking' ? block.signature : block.data);
+        if (artifact === undefined) break;
+        node = artifact.node;
+        if (block.type === 'thinking' && typeof block.thinking === 'string') reasoning += block.thinking;
+        Object.assign(signatures, artifact.toolSignatures);
+        break;
+      }
+      case 'tool_use': {
+        if (typeof block.id !== 'string' || block.id === '')
+          invalid(`${where}.id`, 'it must be a non-empty string', 'ожидается непустая строка');
+        if (typeof block.name !== 'string' || block.name === '')
+          invalid(`${where}.name`, 'it must be a non-empty string', 'ожидается непустая строка');
+        const input = block.input ?? {};
+        if (!isRecord(input)) invalid(`${where}.input`, 'it must be an object', 'ожидается объект');
+        toolCalls.push({
+          id: block.id,
+          type: 'function',
+          function: { name: block.name, arguments: JSON.stringify(input) },
+        });
+        break;
+      }
+      default:
+        cannotCarry(where, `a "${block.type}" block`);
+    }
+  });
+  for (const call of toolCalls) {
+    const signature = signatures[call.id as string];
+    if (signature !== undefined) call.extra_content = { google: { thought_signature: signature } };
+  }
+  if (text === '' && toolCalls.length === 0 && reasoning === '') return { chat: undefined, node };
+  const chat: ChatMessage = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
+  if (toolCalls.length > 0) chat.tool_calls = toolCalls;
+  if (reasoning !== '') chat.reasoning_content = reasoning;
+  return { chat, node };
+}
+
+/**
+ * Thinking and effort → the chat form's reasoning fields (inbound-protocols 3.1): an
+ * effort from `output_config.effort`; an explicit budget as `reasoning.max_tokens`
+ * (PRODUCT.md decision 19); adaptive without an effort, disabled, or absent: the model's
+ * default. Returns where the effort was set.
+ */
+function applyThinking(request: MessagesRequest, chat: ChatRequest): string | undefined {
+  const effort = request.output_config?.effort ?? undefined;
+  const thinking = request.thinking ?? undefined;
+  if (thinking?.type === 'enabled') chat.reasoning = { max_tokens: thinking.budget_tokens };
+  if (effort === undefined) return undefined;
+  chat.reasoning_effort = effort;
+  return 'output_config.effort';
+}
+
+/** Client tools → function tools; server tools withdrawn from the offer (PRODUCT.md decision 15). */
+function applyTools(request: MessagesRequest, chat: ChatRequest): void {
+  const offered = new Set<string>();
+  const tools: Part[] = [];
+  (request.tools ?? []).forEach((tool, index) => {
+    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') return;
+    if (!isRecord(tool.input_schema))
+      invalid(
+        `tools[${index}].input_schema`,
+        'a client tool needs an input_schema object',
+        'инструменту нужен объект input_schema',
+      );
+    const fn: Record<string, unknown> = { name: tool.name, parameters: tool.input_schema };
+    if (typeof tool.description === 'string') fn.description = tool.description;
+    const strict = (tool as Record<string, unknown>).strict;
+    if (typeof strict === 'boolean') fn.strict = strict;
+    tools.push({ type: 'function', function: fn });
+    offered.add(tool.name);
+  });
+  const choice = request.tool_choice ?? undefined;
+  if (tools.length === 0) {
+    if (choice !== undefined && (choice.type === 'any' || choice.type === 'tool'))
+      cannotCarry('tool_choice', 'forcing a tool call with no client tool offered');
+    return;
+  }
+  chat.tools = tools;
+  if (choice === undefined) return;
+  if (choice.type === 'tool') {
+    if (choice.name === undefined)
+      invalid('tool_choice.name', 'it is required with type "tool"', 'обязателен при type "tool"');
+    if (!offered.has(choice.name))
+      cannotCarry('tool_choice.name', `forcing the tool "${choice.name}", which is not a client tool`);
+    chat.tool_choice = { type: 'function', function: { name: choice.name } } as ChatRequest['tool_choice'];
+  } else {
+    chat.tool_choice = { auto: 'auto', any: 'required', none: 'none' }[choice.type];
+  }
+  if (choice.disable_parallel_tool_use === true && choice.type !== 'none') chat.parallel_tool_calls = false;
+}
+
+/** `output_config.format` (structured output) → `response_format` json_schema. */
+function applyFormat(request: MessagesRequest, chat: ChatRequest): void {
+  const format = request.output_config?.format ?? undefined;
+  if (format === undefined) return;
+  if (format.type !== 'json_schema' || format.schema === undefined)
+    cannotCarry('output_config.format', `an output format of type "${format.type}"`);
+  chat.response_format = {
+    type: 'json_schema',
+    json_schema: { name: 'output', schema: format.schema, strict: true },
+  } as ChatRequest['response_format'];
+}
+
+/** Blocks the chat form carries (the others are Anthropic's own: server-tool turns, search results, uploads). */
+const CARRIED_BLOCKS: ReadonlySet<string> = new Set([
+  'text',
+  'image',
+  'document',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+]);
+/** Image and document sources the chat form carries. */
+const CARRIED_SOURCES: ReadonlySet<string> = new Set(['base64', 'url', 'text', 'content']);
+
+function carried(block: unknown): boolean {
+  if (!isRecord(block) || typeof block.type !== 'string' || !CARRIED_BLOCKS.has(block.type)) return false;
+  if (block.type !== 'image' && block.type !== 'document') return true;
+  return isRecord(block.source) && typeof block.source.type === 'string' && CARRIED_SOURCES.has(block.source.type);
+}
+
+function carriedContent<T>(content: T): T {
+  if (!Array.isArray(content)) return content;
+  return content
+    .filter(carried)
+    .map((block: Record<string, unknown>) =>
+      block.type === 'tool_result' && Array.isArray(block.content)
+        ? { ...block, content: (block.content as unknown[]).filter(carried) }
+        : block,
+    ) as T;
+}
+
+/**
+ * The request as far as the chat form can carry it, for a model whose every node serves
+ * Messages natively: there the internal request only sizes the reservation and the policy
+ * (the node gets the client's body), so what only Anthropic can do (server-tool turns, a
+ * forced server tool, files by id, a container, more than four stop sequences) is left out
+ * of it instead of refused.
+ */
+export function carriedByChat(request: MessagesRequest): MessagesRequest {
+  const clientTools = new Set(
+    (request.tools ?? [])
+      .filter((tool) => tool.type === undefined || tool.type === null || tool.type === 'custom')
+      .map((tool) => tool.name),
+  );
+  const choice = request.tool_choice ?? undefined;
+  const forcesOther =
+    choice !== undefined &&
+    (choice.type === 'tool' ? !clientTools.has(choice.name ?? '') : choice.type === 'any' && clientTools.size === 0);
+  return {
+    ...request,
+    system: Array.isArray(request.system) ? request.system.filter((block) => block.type === 'text') : request.system,
+    messages: request.messages.map((message) => ({ ...message, content: carriedContent(message.content) })),
+    stop_sequences: request.stop_sequences?.slice(0, MAX_STOP_SEQUENCES),
+    tool_choice: forcesOther ? undefined : request.tool_choice,
+    container: undefined,
+  };
+}

@@ -1,0 +1,126 @@
+import type { ServerResponse } from 'node:http';
+import { asGatewayError } from '../errors/gateway-error.js';
+import { MessagesStreamTranslator, PING_EVENT } from '../front-doors/anthropic/messages-stream-translator.js';
+import { messagesErrorBody } from '../front-doors/anthropic/messages-error.js';
+import type { ReasoningEnvelopes } from '../front-doors/anthropic/reasoning-envelope.js';
+import type { SignatureAffinity } from '../front-doors/anthropic/signature-affinity.js';
+import { toMessagesReply } from '../front-doors/anthropic/to-messages-reply.js';
+import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
+import type { RequestContext } from '../context/request-context.js';
+import { withResponseHeaders } from './response-headers.js';
+import { SseResponse } from './sse-response.js';
+
+/** What the Messages door's way out needs besides the response. */
+export interface MessagesSinkOptions {
+  readonly keepaliveMs: number;
+  readonly envelopes: ReasoningEnvelopes;
+  /** The client's model id. */
+  readonly model: string;
+  /** The prompt as the gateway counts it, for `message_start` of a translated stream (rule A1). */
+  readonly inputTokensEstimate: number;
+  /** Where the Anthropic nodes' thinking signatures are remembered, for affinity. */
+  readonly signatures: SignatureAffinity;
+}
+
+/**
+ * The Anthropic Messages front door's way out (PRODUCT.md decisions 15, 16): a native
+ * reply (an Anthropic node's own) goes out as it is; an internal one (`chat.completion`
+ * and its chunks) is mapped to a `message` and to Anthropic's event sequence. Keep-alives
+ * are `event: ping`; a failure after the start is an `event: error` (rule C1).
+ */
+export class MessagesReplySink implements ReplySink {
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly context: RequestContext,
+    private readonly options: MessagesSinkOptions,
+  ) {}
+
+  json(reply: GatewayReply): void {
+    if (reply.format === 'native') this.options.signatures.record(reply.body, reply.node);
+    const body =
+      reply.format === 'native'
+        ? reply.body
+        : toMessagesReply(reply.body, {
+            requestId: this.context.requestId,
+            node: reply.node,
+            usage: reply.usage,
+            envelopes: this.options.envelopes,
+          });
+    this.response.writeHead(
+      200,
+      withResponseHeaders(this.context, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      }),
+    );
+    this.response.end(body);
+  }
+
+  stream(): StreamSink {
+    return new MessagesStreamSink(
+      new SseResponse(this.response, this.context, this.options.keepaliveMs, PING_EVENT),
+      this.context,
+      this.options,
+    );
+  }
+}
+
+class MessagesStreamSink implements StreamSink {
+  private readonly translator: MessagesStreamTranslator;
+
+  constructor(
+    private readonly sse: SseResponse,
+    private readonly context: RequestContext,
+    private readonly options: MessagesSinkOptions,
+  ) {
+    this.translator = new MessagesStreamTranslator({
+      requestId: context.requestId,
+      model: options.model,
+      inputTokensEstimate: options.inputTokensEstimate,
+      // The node streaming is the last one tried.
+      node: () => context.record.attempts.at(-1)?.node,
+      envelopes: options.envelopes,
+    });
+  }
+
+  get started(): boolean {
+    return this.sse.started;
+  }
+
+  startKeepalive(): void {
+    this.sse.startKeepalive();
+  }
+
+  stopKeepalive(): void {
+    this.sse.stopKeepalive();
+  }
+
+  write(events: string, format: ReplyFormat): Promise<void> | undefined {
+    if (format === 'internal') return this.sse.write(this.translator.write(events));
+    this.options.signatures.record(events, this.context.record.attempts.at(-1)?.node);
+    return this.sse.write(events);
+  }
+
+  end(end: StreamEnd): void {
+    if (end.format === 'native') this.options.signatures.record(end.lastEvents, end.node);
+    this.sse.end(end.format === 'native' ? end.lastEvents : this.translator.end(end.lastEvents, end.usage));
+  }
+
+  fail(error: unknown, end: StreamEnd | undefined): void {
+    const failure = asGatewayError(error);
+    this.context.record.errorCode = failure.code;
+    // A native stream's own error event (an Anthropic node's `overloaded_error`) goes out as the node sent it.
+    const upstream = failure.upstream;
+    const body =
+      end?.format === 'native' &&
+      upstream?.protocol === 'anthropic' &&
+      upstream.body !== undefined &&
+      upstream.status === undefined
+        ? upstream.body.toString('utf8')
+        : messagesErrorBody(failure, this.context);
+    const last = end?.lastEvents ?? '';
+    this.sse.end(
+      end?.format === 'native' ? `${last}event: error\ndata: ${body}\n\n` : this.translator.fail(last, body),
+    );
+  }
+}

@@ -1,0 +1,199 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mayUseModel } from '../../billing/access-policy.js';
+import { countPromptTokens } from '../../billing/estimate-request.js';
+import { tokenCounter } from '../../billing/token-counter.js';
+import type { RequestContext } from '../../context/request-context.js';
+import { gatewayError, type UpstreamFailure } from '../../errors/gateway-error.js';
+import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
+import { ReasoningEnvelopes } from '../../front-doors/anthropic/reasoning-envelope.js';
+import { SignatureAffinity, thinkingSignatures } from '../../front-doors/anthropic/signature-affinity.js';
+import { carriedByChat, toChatRequest } from '../../front-doors/anthropic/to-chat-request.js';
+import type { ModelConfig, ReasoningEffort } from '../../config/gateway-config.js';
+import { CORE_EFFORTS } from '../../config/reasoning-efforts.js';
+import type { GatewayServices } from '../../gateway-services.js';
+import type { Logger } from '../../observability/logger.js';
+import { admit } from '../../pipeline/admit.js';
+import type { GatewayRequest } from '../../pipeline/front-door.js';
+import { runRequest } from '../../pipeline/run-request.js';
+import { parseCountTokensRequest, parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
+import { FORWARDED_HEADERS } from '../../providers/anthropic/native-messages.js';
+import type { BodyBudget } from '../body-budget.js';
+import { anthropicCredentialsOf } from '../credentials.js';
+import type { ErrorShape } from '../error-shape.js';
+import { MessagesReplySink } from '../messages-reply-sink.js';
+import { readBody } from '../read-body.js';
+import { withResponseHeaders } from '../response-headers.js';
+
+/** Errors of the Messages routes: Anthropic's shape; an Anthropic node's own body passes through unchanged (spec 7.3). */
+export const MESSAGES_ERROR_SHAPE: ErrorShape = {
+  body: messagesErrorBody,
+  passesThrough: (upstream: UpstreamFailure) => upstream.protocol === 'anthropic',
+};
+
+/**
+ * Whether every node of the model serves Messages natively: then its internal request is
+ * only read for the reservation and the policy, and what only Anthropic can do is not
+ * refused. A model with any translated node gets the 400s (the chosen node is not known yet).
+ */
+function onlyNativeNodes(services: GatewayServices, modelId: string): boolean {
+  const routes = services.models.has(modelId) ? services.routes.routes(modelId) : [];
+  return (
+    routes.length > 0 &&
+    routes.every((route) => services.nodes.get(route.nodeId)?.node.nativeApis.has('messages') === true)
+  );
+}
+
+/** Whether the configuration lets the model take the effort (PRODUCT.md decision 19). */
+function effortListed(model: ModelConfig | undefined, effort: string | null | undefined): boolean {
+  if (effort === undefined || effort === null || CORE_EFFORTS.has(effort as ReasoningEffort)) return true;
+  return model?.reasoning?.efforts?.has(effort as ReasoningEffort) === true;
+}
+
+/** About four characters a token: an estimate that costs no tokenizer run. */
+function roughTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** The client headers an Anthropic node gets unchanged (the first value of a repeated one, or all `anthropic-beta` values joined). */
+function forwardedHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+    else if (Array.isArray(value)) headers[name] = value.join(',');
+  }
+  return headers;
+}
+
+/**
+ * The secret of the reasoning-artifact envelopes (inbound-protocols 3.8): derived from the
+ * admin key, which every instance of one deployment shares, so an envelope made by one
+ * instance opens on another; without an admin key, one per process (envelopes then stop
+ * opening after a restart, and the reasoning they carried is dropped, not refused).
+ */
+function envelopesFor(services: GatewayServices): () => ReasoningEnvelopes {
+  let key: string | undefined;
+  let envelopes: ReasoningEnvelopes | undefined;
+  const processSecret = randomBytes(32);
+  return () => {
+    const adminKey = services.config.adminKey;
+    if (envelopes === undefined || adminKey !== key) {
+      key = adminKey;
+      envelopes = new ReasoningEnvelopes(
+        adminKey === undefined
+          ? processSecret
+          : createHmac('sha256', adminKey).update('switchyard reasoning artifacts').digest(),
+      );
+    }
+    return envelopes;
+  };
+}
+
+/** Admission from the door's headers, then the body within the budgets. */
+async function admitAndRead(
+  services: GatewayServices,
+  bodies: BodyBudget,
+  request: IncomingMessage,
+  context: RequestContext,
+) {
+  const { config } = services;
+  const admitted = admit(services, anthropicCredentialsOf(request, services), context);
+  const admission = admitted instanceof Promise ? await admitted : admitted;
+  const body = await readBody(
+    request,
+    config.http.bodyLimitBytes,
+    config.http.bodyIdleTimeoutMs,
+    bodies,
+    admission.key.record.id,
+  );
+  if (config.log.bodies) context.record.requestBody = body;
+  return { admission, body };
+}
+
+/**
+ * POST /v1/messages, the Anthropic Messages front door (PRODUCT.md decisions 15, 16):
+ * admission (401, 429), the body read and validated (400), translated into the internal
+ * request (for translated nodes, the reservation and policy) and handed as it came for
+ * Anthropic nodes (native); a follow-up turn carrying reasoning a node made goes to that
+ * node first (affinity). Replies go out through MessagesReplySink.
+ */
+export function messagesRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget) {
+  const envelopes = envelopesFor(services);
+  const signatures = new SignatureAffinity();
+  return async function handleMessages(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+  ): Promise<void> {
+    const { config } = services;
+    const { admission, body } = await admitAndRead(services, bodies, request, context);
+    const messages = parseMessagesRequest(body, config.http);
+    const nativeOnly = onlyNativeNodes(services, messages.model);
+    const translated = toChatRequest(nativeOnly ? carriedByChat(messages) : messages, envelopes());
+    // An effort the model's configuration does not list is the Anthropic node's to judge when it gets the body as it is.
+    if (nativeOnly && !effortListed(services.models.get(messages.model), translated.chat.reasoning_effort))
+      delete translated.chat.reasoning_effort;
+    const stream = messages.stream === true;
+    // The node that made the newest reasoning the history carries: a gateway envelope names it,
+    // an Anthropic signature is looked up among those this instance relayed.
+    const affinityNode = translated.affinityNode ?? signatures.nodeOf(thinkingSignatures(messages.messages));
+    const gatewayRequest: GatewayRequest = {
+      frontDoor: 'messages',
+      chat: translated.chat,
+      native: { api: 'messages', body: messages, headers: forwardedHeaders(request) },
+      stream,
+      effortParam: translated.effortParam,
+      ...(affinityNode === undefined ? {} : { affinityNode }),
+    };
+    // What message_start says before the node's count is known (rule A1): the reservation
+    // already ran the tokenizer over the prompt, so a cheap count by characters is enough here.
+    const inputTokensEstimate = stream ? countPromptTokens(translated.chat, roughTokens) : 0;
+    await runRequest(
+      services,
+      logger,
+      context,
+      admission,
+      gatewayRequest,
+      new MessagesReplySink(response, context, {
+        keepaliveMs: config.http.sseKeepaliveMs,
+        envelopes: envelopes(),
+        model: messages.model,
+        inputTokensEstimate,
+        signatures,
+      }),
+    );
+  };
+}
+
+/**
+ * POST /v1/messages/count_tokens (inbound-protocols 1.11; rule A9): the prompt as the
+ * gateway's tokenizer counts it (the estimator reservations use), for any model the key
+ * may use; never sent to a node as a generation.
+ */
+export function countTokensRoute(services: GatewayServices, bodies: BodyBudget) {
+  const envelopes = envelopesFor(services);
+  return async function handleCountTokens(
+    request: IncomingMessage,
+    response: ServerResponse,
+    context: RequestContext,
+  ): Promise<void> {
+    const { admission, body } = await admitAndRead(services, bodies, request, context);
+    const parsed = parseCountTokensRequest(body, services.config.http);
+    // Only counted: what the chat form cannot carry is left out, never refused.
+    const { chat } = toChatRequest(carriedByChat({ ...parsed, max_tokens: 1 }), envelopes());
+    context.record.model = chat.model;
+    const model = services.models.get(chat.model);
+    if (model === undefined || !mayUseModel(admission.key.record, admission.account?.record, model.id))
+      throw gatewayError('model_unavailable', { param: 'model', params: { model: chat.model } });
+    const counter = tokenCounter();
+    const tokens = countPromptTokens(chat, counter instanceof Promise ? await counter : counter);
+    const reply = JSON.stringify({ input_tokens: tokens });
+    context.record.status = 200;
+    response.writeHead(
+      200,
+      withResponseHeaders(context, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) }),
+    );
+    response.end(reply);
+  };
+}

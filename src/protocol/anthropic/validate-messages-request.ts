@@ -1,0 +1,49 @@
+import type { ValidateFunction } from 'ajv';
+import { parseJsonBody } from '../../validation/parse-json-body.js';
+import {
+  validateCountTokensRequestShape,
+  validateMessagesRequestShape,
+} from '../../validation/generated/validate-messages-request.js';
+import { schemaValidationFailed, validationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
+import type { CountTokensRequest, MessagesRequest } from './messages-request-schema.js';
+
+/**
+ * Parses and checks a POST /v1/messages body (inbound-protocols 1.3): JSON depth, the
+ * message count cap, then the shape; throws 400 validation_failed naming the field.
+ */
+export function parseMessagesRequest(body: string, caps: ChatRequestCaps): MessagesRequest {
+  return parseWith(body, caps, validateMessagesRequestShape);
+}
+
+/** The same for POST /v1/messages/count_tokens (inbound-protocols 1.11). */
+export function parseCountTokensRequest(body: string, caps: ChatRequestCaps): CountTokensRequest {
+  return parseWith(body, caps, validateCountTokensRequestShape);
+}
+
+function parseWith<T extends { messages: unknown[] }>(
+  body: string,
+  caps: ChatRequestCaps,
+  validate: ValidateFunction<T>,
+): T {
+  const parsed = parseJsonBody(body, caps.maxJsonDepth);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
+  }
+  const messages = (parsed as { messages?: unknown }).messages;
+  if (Array.isArray(messages) && messages.length > caps.maxMessages) {
+    throw validationFailed(
+      'messages',
+      `Too many messages: ${messages.length}; at most ${caps.maxMessages} are accepted.`,
+      `Слишком много сообщений: ${messages.length}; допускается не более ${caps.maxMessages}.`,
+    );
+  }
+  if (!validate(parsed)) throw schemaValidationFailed(validate.errors);
+  if (parsed.messages.length === 0) {
+    throw validationFailed(
+      'messages',
+      "Invalid parameter 'messages': at least one message is required.",
+      "Некорректный параметр 'messages': нужно хотя бы одно сообщение.",
+    );
+  }
+  return parsed;
+}

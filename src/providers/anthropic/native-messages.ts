@@ -1,0 +1,210 @@
+import { gatewayError } from '../../errors/gateway-error.js';
+import { isEnvelope } from '../../protocol/anthropic/gateway-artifact.js';
+import { invalidReply } from '../../upstream/node-failure.js';
+import { inStreamNodeError } from '../classify-node-error.js';
+import { isRecord } from '../translate-content.js';
+import { parseNodeObject } from '../translated-reply.js';
+import {
+  emptySummary,
+  type CallContext,
+  type MappedCompletion,
+  type NativeAdapter,
+  type NativeRequest,
+  type ReplySummary,
+  type UpstreamCall,
+} from '../types.js';
+import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
+import { mapStopReason } from './map-stop-reason.js';
+import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
+import { FALLBACK_MAX_TOKENS, ANTHROPIC_VERSION } from './to-upstream.js';
+
+/** Client headers that reach an Anthropic node unchanged (PRODUCT.md decision 16; inbound-protocols 1.2). */
+export const FORWARDED_HEADERS = [
+  'anthropic-version',
+  'anthropic-beta',
+  'anthropic-workspace-id',
+  'anthropic-user-profile-id',
+] as const;
+
+/** A thinking or redacted thinking block whose signature or data is a Switchyard envelope. */
+function mintedByGateway(block: Record<string, unknown>): boolean {
+  return isEnvelope(
+    block.type === 'thinking' ? block.signature : block.type === 'redacted_thinking' ? block.data : undefined,
+  );
+}
+
+/**
+ * Thinking blocks Anthropic did not make (the gateway's envelopes of another node's
+ * reasoning) are removed before a history reaches an Anthropic node: it refuses them
+ * (rule A16). The body is otherwise the client's, object for object; messages without
+ * such a block are not copied.
+ */
+function withoutForeignThinking(messages: unknown): unknown {
+  if (!Array.isArray(messages)) return messages;
+  let changed = false;
+  const out = messages.map((message: unknown) => {
+    if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.content)) return message;
+    const kept = (message.content as unknown[]).filter((block) => !(isRecord(block) && mintedByGateway(block)));
+    if (kept.length === message.content.length) return message;
+    changed = true;
+    return { ...message, content: kept };
+  });
+  return changed ? out : messages;
+}
+
+/**
+ * The client's Messages request to an Anthropic node, natively (inbound-protocols 3.4;
+ * PRODUCT.md decisions 15, 20, 21): the body as the client sent it, but `model` (the
+ * node's name for it) and `max_tokens` (the cap the reservation was priced on), and
+ * without thinking blocks minted by the gateway; `anthropic-version`, `anthropic-beta`
+ * and the other `anthropic-*` client headers forwarded as they are; the node's key, never
+ * the client's.
+ */
+export function nativeMessagesToUpstream(request: NativeRequest, context: CallContext): UpstreamCall {
+  const cap = context.outputCap;
+  const maxTokens = cap.contextBound ? Math.min(cap.tokens, FALLBACK_MAX_TOKENS) : cap.tokens;
+  const body: Record<string, unknown> = {
+    ...request.body,
+    model: context.upstreamModel,
+    max_tokens: maxTokens,
+    messages: withoutForeignThinking(request.body.messages),
+  };
+  if (context.stream) body.stream = true;
+  else delete body.stream;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: context.stream ? 'text/event-stream' : 'application/json',
+    'anthropic-version': ANTHROPIC_VERSION,
+    'x-request-id': context.requestId,
+    'x-correlation-id': context.correlationId,
+  };
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers[name];
+    if (value !== undefined && value !== '') headers[name] = value;
+  }
+  if (context.node.apiKey !== undefined) headers['x-api-key'] = context.node.apiKey;
+  return { path: '/messages', headers, body: JSON.stringify(body) };
+}
+
+/** The summary of a Messages reply or stream: usage in chat terms (cache reads and writes apart), the finish. */
+function summarize(summary: ReplySummary, usage: AnthropicUsage, stopReason: unknown, sawThinking: boolean): void {
+  summary.usage = mapUsage(usage, sawThinking);
+  summary.finishReason = mapStopReason(stopReason);
+}
+
+/** A node's Messages reply, for the client as it is but the model id (the client's); its usage read for billing. */
+export function nativeMessagesFromUpstream(bodyText: string, context: CallContext): MappedCompletion {
+  const reply = parseNodeObject(bodyText, context, 'reply');
+  if (reply.type !== 'message' || !Array.isArray(reply.content))
+    throw invalidReply(context.node.id, 'the reply is not an Anthropic message');
+  const summary = emptySummary();
+  let sawThinking = false;
+  for (const block of reply.content as unknown[]) {
+    if (!isRecord(block)) continue;
+    if (typeof block.text === 'string') summary.contentCharacters += block.text.length;
+    if (typeof block.thinking === 'string') summary.reasoningCharacters += block.thinking.length;
+    if (block.type === 'thinking' || block.type === 'redacted_thinking') sawThinking = true;
+  }
+  summarize(summary, isRecord(reply.usage) ? (reply.usage as AnthropicUsage) : {}, reply.stop_reason, sawThinking);
+  reply.model = context.clientModel;
+  return { body: JSON.stringify(reply), summary };
+}
+
+/**
+ * A node's Messages stream, relayed to a Messages client event by event (inbound-protocols
+ * 3.4): each event goes out as the node framed it (`event:` and `data:`), only
+ * `message_start` rewritten (the client's model id) and held back until the next event
+ * (so a node that fails right after it can still be replaced: no byte has gone out). Usage
+ * is read from `message_start` and `message_delta` (cumulative, PRODUCT.md decision 21);
+ * only those, `message_stop` and `error` events are parsed.
+ */
+export function createNativeMessagesRelay(context: CallContext): StreamMapper {
+  const summary = emptySummary();
+  const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
+  const usage: AnthropicUsage = {};
+  let stopReason: unknown;
+  let sawThinking = false;
+  let heldStart: string | undefined;
+
+  function frame(type: string, data: string): string {
+    return `event: ${type}\ndata: ${data}\n\n`;
+  }
+
+  function map(record: SseRecord, _emit: (chunkJson: string) => void, write: (text: string) => void): StreamSignal {
+    const type = record.event ?? typeOf(record.data);
+    switch (type) {
+      case 'message_start': {
+        const event = parseNodeObject(record.data, context, 'event');
+        const message = isRecord(event.message) ? event.message : {};
+        if (typeof message.id === 'string') identity.id = message.id;
+        mergeUsage(usage, message.usage as AnthropicUsage | undefined);
+        message.model = context.clientModel;
+        heldStart = frame(type, JSON.stringify(event));
+        return 'more';
+      }
+      case 'ping':
+        // Held with message_start: a ping alone does not commit the stream to this node.
+        if (heldStart !== undefined) heldStart += frame(type, record.data);
+        else write(frame(type, record.data));
+        return 'more';
+      case 'error': {
+        const event = parseNodeObject(record.data, context, 'event');
+        const error = isRecord(event.error) ? event.error : {};
+        const failure = inStreamNodeError(
+          context,
+          `${typeof error.type === 'string' ? error.type : 'error'}: ${typeof error.message === 'string' ? error.message : 'the node reported an error'}`,
+        );
+        // The node's own event, for a Messages client after the first byte (inbound-protocols 3.4).
+        throw gatewayError('bad_gateway', {
+          params: failure.params,
+          upstream: { nodeId: context.node.id, protocol: 'anthropic', body: Buffer.from(record.data) },
+        });
+      }
+      case 'message_delta': {
+        const event = parseNodeObject(record.data, context, 'event');
+        if (isRecord(event.delta) && event.delta.stop_reason !== undefined && event.delta.stop_reason !== null)
+          stopReason = event.delta.stop_reason;
+        mergeUsage(usage, event.usage as AnthropicUsage | undefined);
+        summarize(summary, usage, stopReason, sawThinking);
+        break;
+      }
+      case 'content_block_start':
+        if (record.data.includes('"thinking"') || record.data.includes('"redacted_thinking"')) sawThinking = true;
+        break;
+      case 'content_block_delta':
+        // Characters for an estimate if the stream is cut; the event is not parsed.
+        if (record.data.includes('"thinking_delta"')) summary.reasoningCharacters += record.data.length - 70;
+        else summary.contentCharacters += Math.max(0, record.data.length - 70);
+        break;
+      default:
+        break;
+    }
+    const held = heldStart ?? '';
+    heldStart = undefined;
+    write(held + frame(type ?? 'message', record.data));
+    if (type === 'message_stop') {
+      summarize(summary, usage, stopReason, sawThinking);
+      return 'end';
+    }
+    return 'more';
+  }
+
+  function finish(): void {
+    throw invalidReply(context.node.id, 'the stream ended before message_stop');
+  }
+
+  return { map, finish, summary, identity };
+}
+
+/** The `type` of an event the node sent without an `event:` line. */
+function typeOf(data: string): string | undefined {
+  const match = /"type"\s*:\s*"([a-z_]+)"/.exec(data.slice(0, 64));
+  return match?.[1];
+}
+
+/** The Anthropic protocol's native Messages path (the seam's NativeAdapter for `messages`). */
+export const anthropicNativeMessages: NativeAdapter = {
+  toUpstream: nativeMessagesToUpstream,
+  fromUpstream: nativeMessagesFromUpstream,
+  streamMapper: createNativeMessagesRelay,
+};
