@@ -122,9 +122,9 @@ export const ERROR_CODES = {
     wireCode: 'model_unavailable',
     message: {
       en: (p) =>
-        `No endpoint ${text(p.method)} ${text(p.path)}. The endpoints are POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models and GET /v1/models/{id}.`,
+        `No endpoint ${text(p.method)} ${text(p.path)}. The endpoints are POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, POST /v1/responses, POST /v1/responses/input_tokens, GET and DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items, GET /v1/models and GET /v1/models/{id}.`,
       ru: (p) =>
-        `Нет такого адреса: ${text(p.method)} ${text(p.path)}. Адреса API: POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models и GET /v1/models/{id}.`,
+        `Нет такого адреса: ${text(p.method)} ${text(p.path)}. Адреса API: POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, POST /v1/responses, POST /v1/responses/input_tokens, GET и DELETE /v1/responses/{id}, GET /v1/responses/{id}/input_items, GET /v1/models и GET /v1/models/{id}.`,
     },
   },
   /** The client closed the connection: nothing more is sent, the request is only logged and booked (status 499 in the ledger). */
