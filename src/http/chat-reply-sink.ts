@@ -4,7 +4,7 @@ import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { GatewayReply, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
 import type { RequestContext } from '../context/request-context.js';
 import { errorEnvelopeJson } from './error-envelope.js';
-import { withResponseHeaders } from './response-headers.js';
+import { sendJsonText } from './send-json.js';
 import { SseResponse } from './sse-response.js';
 
 const DONE = 'data: [DONE]\n\n';
@@ -33,14 +33,7 @@ export class ChatReplySink implements ReplySink {
 
   json(reply: GatewayReply): void {
     const body = reply.usageSent ? reply.body : withUsage(reply.body, reply.usage);
-    this.response.writeHead(
-      200,
-      withResponseHeaders(this.context, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-      }),
-    );
-    this.response.end(body);
+    sendJsonText(this.response, this.context, 200, body);
   }
 
   stream(): StreamSink {

@@ -2,18 +2,18 @@ import type { ServerResponse } from 'node:http';
 import { asGatewayError } from '../errors/gateway-error.js';
 import { MessagesStreamTranslator, PING_EVENT } from '../front-doors/anthropic/messages-stream-translator.js';
 import { messagesErrorBody } from '../front-doors/anthropic/messages-error.js';
-import type { ReasoningEnvelopes } from '../front-doors/anthropic/reasoning-envelope.js';
+import type { ThinkingSignatures } from '../front-doors/anthropic/thinking-signatures.js';
 import type { SignatureAffinity } from '../front-doors/anthropic/signature-affinity.js';
 import { toMessagesReply } from '../front-doors/anthropic/to-messages-reply.js';
 import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
 import type { RequestContext } from '../context/request-context.js';
-import { withResponseHeaders } from './response-headers.js';
+import { sendJsonText } from './send-json.js';
 import { SseResponse } from './sse-response.js';
 
 /** What the Messages door's way out needs besides the response. */
 export interface MessagesSinkOptions {
   readonly keepaliveMs: number;
-  readonly envelopes: ReasoningEnvelopes;
+  readonly envelopes: ThinkingSignatures;
   /** The client's model id. */
   readonly model: string;
   /** The prompt as the gateway counts it, for `message_start` of a translated stream (rule A1). */
@@ -46,14 +46,7 @@ export class MessagesReplySink implements ReplySink {
             usage: reply.usage,
             envelopes: this.options.envelopes,
           });
-    this.response.writeHead(
-      200,
-      withResponseHeaders(this.context, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-      }),
-    );
-    this.response.end(body);
+    sendJsonText(this.response, this.context, 200, body);
   }
 
   stream(): StreamSink {

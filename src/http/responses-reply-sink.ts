@@ -8,7 +8,7 @@ import { ResponseStreamEvents } from '../front-doors/responses/response-stream-e
 import type { ChatCompletion } from '../protocol/openai/chat-response-types.js';
 import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
 import type { RequestContext } from '../context/request-context.js';
-import { withResponseHeaders } from './response-headers.js';
+import { sendJsonText } from './send-json.js';
 import { SseResponse } from './sse-response.js';
 
 type Item = Record<string, unknown>;
@@ -65,14 +65,7 @@ export class ResponsesReplySink implements ReplySink {
       body = JSON.stringify(response);
     }
     afterFinished(response === undefined ? undefined : this.onFinished?.({ response, node }), () => {
-      this.response.writeHead(
-        200,
-        withResponseHeaders(this.context, {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        }),
-      );
-      this.response.end(body);
+      sendJsonText(this.response, this.context, 200, body);
     });
   }
 

@@ -16,7 +16,7 @@ import { preferredLanguage } from './preferred-language.js';
 import { correlationIdFor, newRequestId } from './request-ids.js';
 import { chatCompletionsRoute } from './routes/chat-completions.js';
 import { responsesInputTokensRoute, responsesRoute } from './routes/responses.js';
-import { ReasoningEnvelope } from '../front-doors/responses/reasoning-envelope.js';
+import { gatewayEnvelope } from '../front-doors/reasoning-envelope.js';
 import { countTokensRoute, MESSAGES_ERROR_SHAPE, messagesRoute } from './routes/messages.js';
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
@@ -94,7 +94,8 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   let shuttingDown = false;
   const http = services.config.http;
   const bodies = new BodyBudget(() => services.config.http);
-  const envelope = new ReasoningEnvelope();
+  // Reasoning artifacts of every front door are sealed with one secret (PRODUCT.md decision 17).
+  const envelope = gatewayEnvelope(() => services.config.adminKey);
   const routes = new Map<string, Route>([
     [
       '/v1/chat/completions',
@@ -122,7 +123,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       '/v1/messages',
       {
         method: 'POST',
-        handler: messagesRoute(services, logger, bodies),
+        handler: messagesRoute(services, logger, bodies, envelope),
         frontDoor: 'messages',
         errors: MESSAGES_ERROR_SHAPE,
       },
@@ -131,7 +132,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       '/v1/messages/count_tokens',
       {
         method: 'POST',
-        handler: countTokensRoute(services, bodies),
+        handler: countTokensRoute(services, bodies, envelope),
         frontDoor: 'messages',
         errors: MESSAGES_ERROR_SHAPE,
       },

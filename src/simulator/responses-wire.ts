@@ -1,4 +1,5 @@
-import { ReasoningEnvelope } from '../front-doors/responses/reasoning-envelope.js';
+import { randomBytes } from 'node:crypto';
+import { ReasoningEnvelope } from '../front-doors/reasoning-envelope.js';
 import type { OutputShaping } from '../front-doors/responses/output-items.js';
 import { responseFromCompletion } from '../front-doors/responses/response-from-completion.js';
 import { ResponseObject } from '../front-doors/responses/response-object.js';
@@ -85,7 +86,7 @@ function replyParts(body: Item, requestNumber: number) {
     toolNames: new ToolNames(),
     summaryMode: isRecord(body.reasoning) && body.reasoning.summary !== undefined && body.reasoning.summary !== null,
     includeEncrypted: false,
-    envelope: new ReasoningEnvelope(),
+    envelope: new ReasoningEnvelope(randomBytes(32)),
   };
   return { object, shaping };
 }

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { randomPieces } from '../../../test/support/adapter-fixtures.js';
 import { MessagesStreamTranslator } from './messages-stream-translator.js';
-import { ReasoningEnvelopes } from './reasoning-envelope.js';
+import { ReasoningEnvelope } from '../reasoning-envelope.js';
+import { ThinkingSignatures } from './thinking-signatures.js';
 
-const envelopes = new ReasoningEnvelopes(Buffer.from('test-secret'));
+const envelopes = new ThinkingSignatures(new ReasoningEnvelope(Buffer.from('test-secret')));
 const ID = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'claude-via-gw' };
 
 function chunk(

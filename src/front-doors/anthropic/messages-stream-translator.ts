@@ -1,5 +1,5 @@
 import type { ChatCompletionChunk, Usage } from '../../protocol/openai/chat-response-types.js';
-import type { ReasoningEnvelopes } from './reasoning-envelope.js';
+import type { ThinkingSignatures } from './thinking-signatures.js';
 import { thinkingBlock } from './to-messages-reply.js';
 import { messageIdFor, toMessagesStop, toMessagesUsage, type MessagesUsage } from './usage-and-stop.js';
 
@@ -12,7 +12,7 @@ export interface MessagesStreamContext {
   readonly inputTokensEstimate: number;
   /** The node answering (read when a thinking block closes, for its signature envelope). */
   readonly node: () => string | undefined;
-  readonly envelopes: ReasoningEnvelopes;
+  readonly envelopes: ThinkingSignatures;
 }
 
 /** One tool call of the stream, by its chat index. */

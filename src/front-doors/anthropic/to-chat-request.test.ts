@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isGatewayError } from '../../errors/gateway-error.js';
 import { parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
-import { ReasoningEnvelopes } from './reasoning-envelope.js';
+import { ReasoningEnvelope } from '../reasoning-envelope.js';
+import { ThinkingSignatures } from './thinking-signatures.js';
 import { toChatRequest } from './to-chat-request.js';
 
-const envelopes = new ReasoningEnvelopes(Buffer.from('test-secret'));
+const envelopes = new ThinkingSignatures(new ReasoningEnvelope(Buffer.from('test-secret')));
 const CAPS = { maxMessages: 100, maxChoices: 1, maxJsonDepth: 64 };
 
 function translate(body: Record<string, unknown>) {

@@ -7,7 +7,7 @@ import type {
   MessagesMessage,
   MessagesRequest,
 } from '../../protocol/anthropic/messages-request-schema.js';
-import type { ReasoningEnvelopes } from './reasoning-envelope.js';
+import type { ThinkingSignatures } from './thinking-signatures.js';
 
 /** A Messages request in the pipeline's form, and what the door read from it. */
 export interface TranslatedMessagesRequest {
@@ -70,7 +70,7 @@ function textOf(block: MessagesBlock, param: string): string {
  * naming it. Thinking blocks go back to the node that made them when they carry this
  * gateway's envelope (3.8); any other thinking is for Anthropic nodes only and is dropped.
  */
-export function toChatRequest(request: MessagesRequest, envelopes: ReasoningEnvelopes): TranslatedMessagesRequest {
+export function toChatRequest(request: MessagesRequest, envelopes: ThinkingSignatures): TranslatedMessagesRequest {
   const messages: ChatMessage[] = [];
   let affinityNode: string | undefined;
   const system = systemMessage(request.system);
@@ -288,7 +288,7 @@ function toolMessage(block: MessagesBlock, param: string): { tool: ChatMessage; 
 function assistantMessage(
   message: MessagesMessage,
   param: string,
-  envelopes: ReasoningEnvelopes,
+  envelopes: ThinkingSignatures,
 ): { chat: ChatMessage | undefined; node: string | undefined } {
   let text = '';
   let reasoning = '';

@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import { newRequestContext } from '../../http/server.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import { messagesErrorBody } from './messages-error.js';
-import { ReasoningEnvelopes } from './reasoning-envelope.js';
+import { ReasoningEnvelope } from '../reasoning-envelope.js';
+import { ThinkingSignatures } from './thinking-signatures.js';
 import { toMessagesReply } from './to-messages-reply.js';
 
-const envelopes = new ReasoningEnvelopes(Buffer.from('test-secret'));
+const envelopes = new ThinkingSignatures(new ReasoningEnvelope(Buffer.from('test-secret')));
 
 function completion(message: Record<string, unknown>, finish: string) {
   return JSON.stringify({
@@ -126,7 +127,7 @@ test('errors in Anthropic shape: types by status, request id, a node error of an
 test('envelopes: sealed ones open with their node, anything else does not', () => {
   const sealed = envelopes.seal({ node: 'n.with.dots', toolSignatures: { a: 'b' } });
   assert.deepEqual(envelopes.open(sealed), { node: 'n.with.dots', toolSignatures: { a: 'b' } });
-  assert.equal(new ReasoningEnvelopes(Buffer.from('other')).open(sealed), undefined);
+  assert.equal(new ThinkingSignatures(new ReasoningEnvelope(Buffer.from('other'))).open(sealed), undefined);
   assert.equal(envelopes.open('EqQBCkYIBRgCKkA'), undefined);
   assert.equal(envelopes.open(sealed.replace('swy1.', 'swy1.x')), undefined);
 });

@@ -1,5 +1,5 @@
 import type { ChatCompletion, Usage } from '../../protocol/openai/chat-response-types.js';
-import type { ReasoningEnvelopes } from './reasoning-envelope.js';
+import type { ThinkingSignatures } from './thinking-signatures.js';
 import { messageIdFor, toMessagesStop, toMessagesUsage, toolInput } from './usage-and-stop.js';
 
 /** What the reply mapper needs besides the reply. */
@@ -9,7 +9,7 @@ export interface MessagesReplyContext {
   readonly node: string | undefined;
   /** The usage booked for the reply (the node's, or an estimate when it sent none). */
   readonly usage: Usage;
-  readonly envelopes: ReasoningEnvelopes;
+  readonly envelopes: ThinkingSignatures;
 }
 
 type Block = Record<string, unknown>;
@@ -36,7 +36,7 @@ export function thinkingBlock(
   text: string,
   node: string | undefined,
   signatures: Record<string, string> | undefined,
-  envelopes: ReasoningEnvelopes,
+  envelopes: ThinkingSignatures,
 ): Block {
   const signature =
     node === undefined

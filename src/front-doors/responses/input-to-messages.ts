@@ -1,6 +1,7 @@
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
-import type { ReasoningArtifact, ReasoningEnvelope } from './reasoning-envelope.js';
+import type { ReasoningArtifact } from './reasoning-artifact.js';
+import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { namespacedFunctionName } from './tool-names.js';
 import { invalidResponsesParameter } from './translation-error.js';
 
@@ -108,9 +109,9 @@ export function inputToMessages(
         return;
       }
       case 'reasoning': {
-        const opened = typeof item.encrypted_content === 'string' ? envelope.open(item.encrypted_content) : undefined;
+        const opened = envelope.open(item.encrypted_content);
         if (opened !== undefined && readsReasoning(opened.node)) {
-          pendingReasoning = mergeArtifacts(pendingReasoning, opened.artifact);
+          pendingReasoning = mergeArtifacts(pendingReasoning, opened.payload as ReasoningArtifact);
           reasoningNode = opened.node;
         }
         return;

@@ -1,4 +1,5 @@
-import type { ReasoningArtifact, ReasoningEnvelope } from './reasoning-envelope.js';
+import type { ReasoningArtifact } from './reasoning-artifact.js';
+import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { outputItemId } from './response-ids.js';
 import type { ToolNames } from './tool-names.js';
 

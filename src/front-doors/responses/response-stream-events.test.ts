@@ -6,7 +6,7 @@ import type { CreateResponseRequest } from '../../protocol/responses/create-resp
 import { randomPieces } from '../../../test/support/adapter-fixtures.js';
 import { assertResponsesEventOrder, parseResponsesEvents } from '../../../test/support/responses-events.js';
 import type { OutputShaping } from './output-items.js';
-import { ReasoningEnvelope } from './reasoning-envelope.js';
+import { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { newRequestId } from '../../http/request-ids.js';
 import { newResponseId } from './response-ids.js';
 import { ResponseObject } from './response-object.js';
@@ -18,7 +18,7 @@ import { ToolNames } from './tool-names.js';
 // order clients require, with the items and usage the chunks told.
 
 const FIXTURES = new URL('./__fixtures__/', import.meta.url);
-const envelope = new ReasoningEnvelope();
+const envelope = new ReasoningEnvelope(Buffer.from('test-secret'));
 
 function run(pieces: readonly string[], summaryMode: boolean, responseId: string): string {
   const names = new ToolNames();
@@ -73,7 +73,7 @@ test('reasoning, text and interleaved parallel calls become their items, with us
   );
   assert.deepEqual(output[0]?.summary, [{ type: 'summary_text', text: 'Checking the forecast tool.' }]);
   const opened = envelope.open(output[0]?.encrypted_content as string);
-  assert.deepEqual(opened, { node: 'node-a', artifact: { reasoning_content: 'Checking the forecast tool.' } });
+  assert.deepEqual(opened, { node: 'node-a', payload: { reasoning_content: 'Checking the forecast tool.' } });
   assert.deepEqual((output[1]?.content as unknown[])[0], {
     type: 'output_text',
     text: 'Looking it up.',
@@ -115,11 +115,11 @@ test('Anthropic thinking blocks travel in the envelope for the node that made th
   );
   const reasoning = (response.output as Record<string, unknown>[])[0] as Record<string, unknown>;
   assert.deepEqual(reasoning.content, [{ type: 'reasoning_text', text: 'Plan.' }]);
-  assert.deepEqual(envelope.open(reasoning.encrypted_content as string)?.artifact, {
+  assert.deepEqual(envelope.open(reasoning.encrypted_content as string)?.payload, {
     thinking_blocks: [{ type: 'thinking', thinking: '', signature: 'sig-A' }],
   });
   assert.equal(
-    new ReasoningEnvelope().open(reasoning.encrypted_content as string),
+    new ReasoningEnvelope(Buffer.from('another-secret')).open(reasoning.encrypted_content as string),
     undefined,
     'another key does not open it',
   );

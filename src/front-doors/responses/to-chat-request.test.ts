@@ -3,11 +3,11 @@ import { test } from 'node:test';
 import { isGatewayError } from '../../errors/gateway-error.js';
 import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
 import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
-import { ReasoningEnvelope } from './reasoning-envelope.js';
+import { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { toChatRequest, type ConversationContext } from './to-chat-request.js';
 
 const CAPS = { maxMessages: 100, maxChoices: 1, maxJsonDepth: 64 };
-const envelope = new ReasoningEnvelope();
+const envelope = new ReasoningEnvelope(Buffer.from('test-secret'));
 const readsReasoning = (node: string) => node !== 'node-elsewhere';
 const none: ConversationContext = { history: [], references: new Map(), envelope, readsReasoning };
 

@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
 import { inputToMessages, type LocatedItem } from './input-to-messages.js';
-import type { ReasoningEnvelope } from './reasoning-envelope.js';
+import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import type { ToolNames } from './tool-names.js';
 import { toolsToChat } from './tools-to-chat.js';
 import { invalidResponsesParameter } from './translation-error.js';

@@ -9,7 +9,7 @@ import { isFromTrustedProxy, trustedProxyList } from '../../limits/client-ip.js'
 import { adminOperationsHandler } from '../admin/admin-route.js';
 import { isAdminKey } from '../admin/authenticate-admin.js';
 import { readJsonObject } from '../admin/read-json-body.js';
-import { sendJson } from '../admin/send-json.js';
+import { sendJson } from '../send-json.js';
 import { responseHeaders } from '../response-headers.js';
 import { consoleBundleDirectory, loadConsoleBundle, type ConsoleAsset, type ConsoleBundle } from './console-assets.js';
 import { readCookie, SESSION_COOKIE, sessionCookie } from './console-cookie.js';

@@ -1,16 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
-import { admit } from '../../pipeline/admit.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';
+import { admitAndRead } from '../admit-and-read.js';
 import type { BodyBudget } from '../body-budget.js';
 import { ChatReplySink } from '../chat-reply-sink.js';
 import { credentialsOf } from '../credentials.js';
-import { readBody } from '../read-body.js';
 
 /** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
 function effortParam(request: ChatRequest): string | undefined {
@@ -31,16 +30,13 @@ export function chatCompletionsRoute(services: GatewayServices, logger: Logger, 
     context: RequestContext,
   ): Promise<void> {
     const { config } = services;
-    const admitted = admit(services, credentialsOf(request, services), context);
-    const admission = admitted instanceof Promise ? await admitted : admitted;
-    const body = await readBody(
-      request,
-      config.http.bodyLimitBytes,
-      config.http.bodyIdleTimeoutMs,
+    const { admission, body } = await admitAndRead(
+      services,
       bodies,
-      admission.key.record.id,
+      request,
+      context,
+      credentialsOf(request, services),
     );
-    if (config.log.bodies) context.record.requestBody = body;
     const chat = parseChatRequest(body, config.http);
     const gatewayRequest: GatewayRequest = {
       frontDoor: 'chat',

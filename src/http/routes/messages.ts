@@ -1,4 +1,3 @@
-import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayUseModel } from '../../billing/access-policy.js';
 import { countPromptTokens } from '../../billing/estimate-request.js';
@@ -6,24 +5,24 @@ import { tokenCounter } from '../../billing/token-counter.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { gatewayError, type UpstreamFailure } from '../../errors/gateway-error.js';
 import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
-import { ReasoningEnvelopes } from '../../front-doors/anthropic/reasoning-envelope.js';
+import { thinkingSignaturesOf } from '../../front-doors/anthropic/thinking-signatures.js';
+import type { ReasoningEnvelope } from '../../front-doors/reasoning-envelope.js';
 import { SignatureAffinity, thinkingSignatures } from '../../front-doors/anthropic/signature-affinity.js';
 import { carriedByChat, toChatRequest } from '../../front-doors/anthropic/to-chat-request.js';
 import type { ModelConfig, ReasoningEffort } from '../../config/gateway-config.js';
 import { CORE_EFFORTS } from '../../config/reasoning-efforts.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
-import { admit } from '../../pipeline/admit.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCountTokensRequest, parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
 import { FORWARDED_HEADERS } from '../../providers/anthropic/native-messages.js';
+import { admitAndRead } from '../admit-and-read.js';
 import type { BodyBudget } from '../body-budget.js';
 import { anthropicCredentialsOf } from '../credentials.js';
 import type { ErrorShape } from '../error-shape.js';
 import { MessagesReplySink } from '../messages-reply-sink.js';
-import { readBody } from '../read-body.js';
-import { withResponseHeaders } from '../response-headers.js';
+import { sendJsonText } from '../send-json.js';
 
 /** Errors of the Messages routes: Anthropic's shape; an Anthropic node's own body passes through unchanged (spec 7.3). */
 export const MESSAGES_ERROR_SHAPE: ErrorShape = {
@@ -67,59 +66,19 @@ function forwardedHeaders(request: IncomingMessage): Record<string, string> {
 }
 
 /**
- * The secret of the reasoning-artifact envelopes (inbound-protocols 3.8): derived from the
- * admin key, which every instance of one deployment shares, so an envelope made by one
- * instance opens on another; without an admin key, one per process (envelopes then stop
- * opening after a restart, and the reasoning they carried is dropped, not refused).
- */
-function envelopesFor(services: GatewayServices): () => ReasoningEnvelopes {
-  let key: string | undefined;
-  let envelopes: ReasoningEnvelopes | undefined;
-  const processSecret = randomBytes(32);
-  return () => {
-    const adminKey = services.config.adminKey;
-    if (envelopes === undefined || adminKey !== key) {
-      key = adminKey;
-      envelopes = new ReasoningEnvelopes(
-        adminKey === undefined
-          ? processSecret
-          : createHmac('sha256', adminKey).update('switchyard reasoning artifacts').digest(),
-      );
-    }
-    return envelopes;
-  };
-}
-
-/** Admission from the door's headers, then the body within the budgets. */
-async function admitAndRead(
-  services: GatewayServices,
-  bodies: BodyBudget,
-  request: IncomingMessage,
-  context: RequestContext,
-) {
-  const { config } = services;
-  const admitted = admit(services, anthropicCredentialsOf(request, services), context);
-  const admission = admitted instanceof Promise ? await admitted : admitted;
-  const body = await readBody(
-    request,
-    config.http.bodyLimitBytes,
-    config.http.bodyIdleTimeoutMs,
-    bodies,
-    admission.key.record.id,
-  );
-  if (config.log.bodies) context.record.requestBody = body;
-  return { admission, body };
-}
-
-/**
  * POST /v1/messages, the Anthropic Messages front door (PRODUCT.md decisions 15, 16):
  * admission (401, 429), the body read and validated (400), translated into the internal
  * request (for translated nodes, the reservation and policy) and handed as it came for
  * Anthropic nodes (native); a follow-up turn carrying reasoning a node made goes to that
  * node first (affinity). Replies go out through MessagesReplySink.
  */
-export function messagesRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget) {
-  const envelopes = envelopesFor(services);
+export function messagesRoute(
+  services: GatewayServices,
+  logger: Logger,
+  bodies: BodyBudget,
+  envelope: () => ReasoningEnvelope,
+) {
+  const envelopes = thinkingSignaturesOf(envelope);
   const signatures = new SignatureAffinity();
   return async function handleMessages(
     request: IncomingMessage,
@@ -127,7 +86,13 @@ export function messagesRoute(services: GatewayServices, logger: Logger, bodies:
     context: RequestContext,
   ): Promise<void> {
     const { config } = services;
-    const { admission, body } = await admitAndRead(services, bodies, request, context);
+    const { admission, body } = await admitAndRead(
+      services,
+      bodies,
+      request,
+      context,
+      anthropicCredentialsOf(request, services),
+    );
     const messages = parseMessagesRequest(body, config.http);
     const nativeOnly = onlyNativeNodes(services, messages.model);
     const translated = toChatRequest(nativeOnly ? carriedByChat(messages) : messages, envelopes());
@@ -171,14 +136,20 @@ export function messagesRoute(services: GatewayServices, logger: Logger, bodies:
  * gateway's tokenizer counts it (the estimator reservations use), for any model the key
  * may use; never sent to a node as a generation.
  */
-export function countTokensRoute(services: GatewayServices, bodies: BodyBudget) {
-  const envelopes = envelopesFor(services);
+export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, envelope: () => ReasoningEnvelope) {
+  const envelopes = thinkingSignaturesOf(envelope);
   return async function handleCountTokens(
     request: IncomingMessage,
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
-    const { admission, body } = await admitAndRead(services, bodies, request, context);
+    const { admission, body } = await admitAndRead(
+      services,
+      bodies,
+      request,
+      context,
+      anthropicCredentialsOf(request, services),
+    );
     const parsed = parseCountTokensRequest(body, services.config.http);
     // Only counted: what the chat form cannot carry is left out, never refused.
     const { chat } = toChatRequest(carriedByChat({ ...parsed, max_tokens: 1 }), envelopes());
@@ -190,10 +161,6 @@ export function countTokensRoute(services: GatewayServices, bodies: BodyBudget) 
     const tokens = countPromptTokens(chat, counter instanceof Promise ? await counter : counter);
     const reply = JSON.stringify({ input_tokens: tokens });
     context.record.status = 200;
-    response.writeHead(
-      200,
-      withResponseHeaders(context, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) }),
-    );
-    response.end(reply);
+    sendJsonText(response, context, 200, reply);
   };
 }

@@ -6,7 +6,7 @@ import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
 import { anthropicCredentialsOf } from '../credentials.js';
 import type { RequestContext } from '../../context/request-context.js';
-import { responseHeaders } from '../response-headers.js';
+import { sendJsonText } from '../send-json.js';
 import { errorEnvelopeJson } from '../error-envelope.js';
 import type { ErrorShape } from '../error-shape.js';
 import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
@@ -132,13 +132,7 @@ export function modelsRoute(services: GatewayServices) {
               .map(modelRecord),
           })
         : everything;
-    context.record.status = 200;
-    response.writeHead(200, {
-      ...responseHeaders(context),
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-    });
-    response.end(body);
+    sendJsonText(response, context, 200, body);
   };
 }
 
@@ -179,12 +173,6 @@ export function modelRoute(services: GatewayServices) {
       throw gatewayError('model_unavailable', { params: { model: id } });
     }
     const body = JSON.stringify(anthropic ? anthropicModelRecord(model) : modelRecord(model));
-    context.record.status = 200;
-    response.writeHead(200, {
-      ...responseHeaders(context),
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-    });
-    response.end(body);
+    sendJsonText(response, context, 200, body);
   };
 }

@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../../context/request-context.js';
-import { ReasoningEnvelope } from '../../front-doors/responses/reasoning-envelope.js';
+import type { ReasoningEnvelope } from '../../front-doors/reasoning-envelope.js';
 import { newResponseId } from '../../front-doors/responses/response-ids.js';
 import { ResponseObject, reasoningSummary } from '../../front-doors/responses/response-object.js';
 import { referencedItems, storedInputItems } from '../../front-doors/responses/stored-items.js';
 import { toChatRequest } from '../../front-doors/responses/to-chat-request.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
-import { admit } from '../../pipeline/admit.js';
 import { authorize } from '../../pipeline/authorize.js';
 import { countPromptTokens } from '../../billing/estimate-request.js';
 import { tokenCounter } from '../../billing/token-counter.js';
@@ -17,10 +16,10 @@ import { parseCreateResponse } from '../../protocol/responses/parse-create-respo
 import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
 import { conversationBefore } from '../../responses-state/conversation.js';
 import { responseOwner } from '../../responses-state/response-owner.js';
+import { admitAndRead } from '../admit-and-read.js';
 import type { BodyBudget } from '../body-budget.js';
-import { sendJson } from '../admin/send-json.js';
+import { sendJson } from '../send-json.js';
 import { credentialsOf } from '../credentials.js';
-import { readBody } from '../read-body.js';
 import { ResponsesReplySink, type OnResponseFinished } from '../responses-reply-sink.js';
 
 /**
@@ -49,16 +48,7 @@ async function readResponsesRequest(
   context: RequestContext,
 ) {
   const { config } = services;
-  const admitted = admit(services, credentialsOf(request, services), context);
-  const admission = admitted instanceof Promise ? await admitted : admitted;
-  const body = await readBody(
-    request,
-    config.http.bodyLimitBytes,
-    config.http.bodyIdleTimeoutMs,
-    bodies,
-    admission.key.record.id,
-  );
-  if (config.log.bodies) context.record.requestBody = body;
+  const { admission, body } = await admitAndRead(services, bodies, request, context, credentialsOf(request, services));
   const parsed = parseCreateResponse(body, config.http);
   const owner = responseOwner(admission);
   const previousId = parsed.previous_response_id ?? undefined;
@@ -105,13 +95,14 @@ export function responsesRoute(
   services: GatewayServices,
   logger: Logger,
   bodies: BodyBudget,
-  envelope: ReasoningEnvelope,
+  gatewayEnvelope: () => ReasoningEnvelope,
 ) {
   return async function handleResponses(
     request: IncomingMessage,
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
+    const envelope = gatewayEnvelope();
     const { admission, parsed, owner, previousId, references, translated, gatewayRequest } = await readResponsesRequest(
       services,
       bodies,
@@ -161,13 +152,17 @@ export function responsesRoute(
  * run — its whole prompt (stored conversation included) as the gateway's tokenizer counts
  * it for reservations. The model must exist and be allowed for the key.
  */
-export function responsesInputTokensRoute(services: GatewayServices, bodies: BodyBudget, envelope: ReasoningEnvelope) {
+export function responsesInputTokensRoute(
+  services: GatewayServices,
+  bodies: BodyBudget,
+  envelope: () => ReasoningEnvelope,
+) {
   return async function handleInputTokens(
     request: IncomingMessage,
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
-    const { admission, gatewayRequest } = await readResponsesRequest(services, bodies, envelope, request, context);
+    const { admission, gatewayRequest } = await readResponsesRequest(services, bodies, envelope(), request, context);
     authorize(services.models, admission, gatewayRequest);
     const counter = tokenCounter();
     const count = counter instanceof Promise ? await counter : counter;

@@ -5,7 +5,7 @@ import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
 import { inputItemsPage, type InputItemsQuery } from '../../responses-state/input-items-page.js';
 import { responseOwner } from '../../responses-state/response-owner.js';
-import { sendJson } from '../admin/send-json.js';
+import { sendJson } from '../send-json.js';
 import { credentialsOf } from '../credentials.js';
 
 /** Where a stored response's own addresses begin: /v1/responses/{id}, /v1/responses/{id}/input_items. */

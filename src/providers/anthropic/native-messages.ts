@@ -1,3 +1,4 @@
+import { modelField, replaceModelField } from '../replace-model-field.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import { isEnvelope } from '../../protocol/anthropic/gateway-artifact.js';
 import { invalidReply } from '../../upstream/node-failure.js';
@@ -106,6 +107,13 @@ export function nativeMessagesFromUpstream(bodyText: string, context: CallContex
     if (block.type === 'thinking' || block.type === 'redacted_thinking') sawThinking = true;
   }
   summarize(summary, isRecord(reply.usage) ? (reply.usage as AnthropicUsage) : {}, reply.stop_reason, sawThinking);
+  if (reply.model === context.clientModel) return { body: bodyText, summary };
+  // The client's model id swapped in the node's text (its own fields come before `content`).
+  const swapped =
+    typeof reply.model === 'string'
+      ? replaceModelField(bodyText, modelField(reply.model), modelField(context.clientModel), '"content"')
+      : undefined;
+  if (swapped !== undefined) return { body: swapped, summary };
   reply.model = context.clientModel;
   return { body: JSON.stringify(reply), summary };
 }

@@ -3,7 +3,7 @@ import type { ChatCompletion } from '../../protocol/openai/chat-response-types.j
 import { emptySummary, type CallContext, type MappedCompletion } from '../types.js';
 import { completeReplyFields } from './complete-reply-fields.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
-import { modelField, replaceModelField } from './replace-model-field.js';
+import { modelField, replaceModelField } from '../replace-model-field.js';
 
 /**
  * Maps a node's `chat.completion`. The node's own bytes go to the client unless a field

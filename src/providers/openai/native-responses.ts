@@ -1,6 +1,6 @@
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
 import { parseNodeObject } from '../translated-reply.js';
-import { modelField, replaceModelField } from './replace-model-field.js';
+import { modelField, replaceModelField } from '../replace-model-field.js';
 import {
   emptySummary,
   type CallContext,

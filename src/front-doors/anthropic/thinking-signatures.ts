@@ -1,0 +1,55 @@
+import type { ReasoningEnvelope } from '../reasoning-envelope.js';
+
+/** What a gateway-minted artifact carries: the node that made the reasoning, and what it needs back. */
+export interface ReasoningArtifact {
+  /** The node (its configured id) that produced the reasoning. */
+  readonly node: string;
+  /** Gemini thought signatures by tool call id, to give back with those calls (provider-protocols 5.3). */
+  readonly toolSignatures?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Thinking signatures for reasoning a non-Anthropic node made (inbound-protocols 3.8): a
+ * thinking block's `signature` is the gateway's reasoning envelope naming the node, with
+ * the Gemini thought signatures of its tool calls. An Anthropic node's own signature never
+ * starts with the envelope prefix and is never wrapped.
+ */
+export class ThinkingSignatures {
+  constructor(private readonly envelope: ReasoningEnvelope) {}
+
+  seal(artifact: ReasoningArtifact): string {
+    return this.envelope.seal(
+      artifact.node,
+      artifact.toolSignatures === undefined ? {} : { s: artifact.toolSignatures },
+    );
+  }
+
+  /** The artifact of a signature this gateway sealed; undefined for anything else (a native signature, a forgery). */
+  open(value: unknown): ReasoningArtifact | undefined {
+    const opened = this.envelope.open(value);
+    if (opened === undefined) return undefined;
+    const signatures = readSignatures(opened.payload.s);
+    return signatures === undefined ? { node: opened.node } : { node: opened.node, toolSignatures: signatures };
+  }
+}
+
+/** Thinking signatures under the gateway's current envelope (made again only when the envelope changes). */
+export function thinkingSignaturesOf(envelope: () => ReasoningEnvelope): () => ThinkingSignatures {
+  let sealedWith: ReasoningEnvelope | undefined;
+  let signatures: ThinkingSignatures | undefined;
+  return () => {
+    const current = envelope();
+    if (signatures === undefined || current !== sealedWith) {
+      sealedWith = current;
+      signatures = new ThinkingSignatures(current);
+    }
+    return signatures;
+  };
+}
+
+function readSignatures(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const signatures: Record<string, string> = {};
+  for (const [id, signature] of Object.entries(value)) if (typeof signature === 'string') signatures[id] = signature;
+  return Object.keys(signatures).length === 0 ? undefined : signatures;
+}

@@ -1,0 +1,32 @@
+import type { IncomingMessage } from 'node:http';
+import type { RequestContext } from '../context/request-context.js';
+import type { GatewayServices } from '../gateway-services.js';
+import { admit, type Admission, type Credentials } from '../pipeline/admit.js';
+import type { BodyBudget } from './body-budget.js';
+import { readBody } from './read-body.js';
+
+/**
+ * The start every front door's route shares: admission from the headers (401, 429) before
+ * a byte of the body is read, then the body within the key's and the gateway's body budgets
+ * (413, 408, 429, 503), kept for the log line when `log.bodies` is on.
+ */
+export async function admitAndRead(
+  services: GatewayServices,
+  bodies: BodyBudget,
+  request: IncomingMessage,
+  context: RequestContext,
+  credentials: Credentials,
+): Promise<{ readonly admission: Admission; readonly body: string }> {
+  const { config } = services;
+  const admitted = admit(services, credentials, context);
+  const admission = admitted instanceof Promise ? await admitted : admitted;
+  const body = await readBody(
+    request,
+    config.http.bodyLimitBytes,
+    config.http.bodyIdleTimeoutMs,
+    bodies,
+    admission.key.record.id,
+  );
+  if (config.log.bodies) context.record.requestBody = body;
+  return { admission, body };
+}
