@@ -193,7 +193,10 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
     await waitFor(async () => Number(await page.getByTestId('total-requests').textContent()) >= 7, STEP_MS, {
       what: 'seven requests on the overview',
     });
-    assert.equal(await page.locator('.chart canvas').count(), 5, 'five charts drawn');
+    // The figures come first; uPlot draws the charts after them.
+    await waitFor(async () => (await page.locator('.chart canvas').count()) === 5, STEP_MS, {
+      what: 'five charts drawn',
+    });
     await page.getByLabel('Split by').selectOption('model');
     await page.locator('.chart').first().getByText('reasoner').first().waitFor();
     await page.getByLabel('Split by').selectOption('');
@@ -204,6 +207,7 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
     await page.locator(`tr[data-request="${playgroundRequestId}"]`).waitFor();
     await page.locator(`tr[data-request="${playgroundRequestId}"]`).getByRole('link').click();
     await heading('Request');
+    await page.getByTestId('request-details').filter({ hasText: playgroundRequestId }).waitFor();
     const details = (await page.getByTestId('request-details').textContent()) ?? '';
     assert.ok(
       details.includes(playgroundRequestId) && details.includes('reasoner') && details.includes('sim-a'),
