@@ -1,8 +1,8 @@
 // A mock node for bench/front-doors.sh: one port that answers the three APIs a node may
-// serve, each in its own wire format, with the same reply as the kit's chat fixtures
-// (6 reasoning pieces, 12 answer pieces, the same usage): POST …/chat/completions (the
-// kit's fixture files as they are), …/messages (Anthropic) and …/responses (OpenAI
-// Responses). A body with "stream":true gets the stream, anything else the JSON reply.
+// serve, each in its own wire format, with the same replies as the kit's chat fixtures
+// (streams: 6 reasoning pieces, 12 answer pieces and their usage; JSON: the kit's answer
+// text and usage, no reasoning): POST …/chat/completions (the kit's fixture files as they
+// are), …/messages (Anthropic) and …/responses (OpenAI Responses). A body with "stream":true gets the stream, anything else the JSON reply.
 // Bodies are rendered once at start, so the mock costs the same for every door.
 //   node bench/front-door-mock.mjs PORT KIT_FIXTURES_DIR
 import { createServer } from 'node:http';
@@ -34,6 +34,11 @@ const ANSWER = [
 ];
 const USAGE = { input: 57, output: 48, reasoning: 14 };
 const MODEL = 'bench-upstream-model';
+
+/** The kit's non-streaming reply: its answer text and usage, which the other APIs' JSON replies carry too. */
+const KIT_REPLY = JSON.parse(readFileSync(join(fixtures, 'chat-completion.json'), 'utf8'));
+const JSON_TEXT = KIT_REPLY.choices[0].message.content;
+const JSON_USAGE = { input: KIT_REPLY.usage.prompt_tokens, output: KIT_REPLY.usage.completion_tokens };
 
 const sse = (events) => events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join('');
 
@@ -83,7 +88,12 @@ function anthropicBodies() {
     ],
     ['message_stop', { type: 'message_stop' }],
   ];
-  return { json: JSON.stringify(message), sse: sse(events) };
+  const reply = {
+    ...message,
+    content: [{ type: 'text', text: JSON_TEXT }],
+    usage: { input_tokens: JSON_USAGE.input, output_tokens: JSON_USAGE.output },
+  };
+  return { json: JSON.stringify(reply), sse: sse(events) };
 }
 
 function responsesBodies() {
@@ -164,7 +174,18 @@ function responsesBodies() {
     event('response.output_item.done', { output_index: 1, item: message }),
     event('response.completed', { response: done }),
   ];
-  return { json: JSON.stringify(done), sse: sse(events) };
+  const reply = {
+    ...done,
+    output: [{ ...message, content: [{ type: 'output_text', text: JSON_TEXT, annotations: [] }] }],
+    usage: {
+      input_tokens: JSON_USAGE.input,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: JSON_USAGE.output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: JSON_USAGE.input + JSON_USAGE.output,
+    },
+  };
+  return { json: JSON.stringify(reply), sse: sse(events) };
 }
 
 const BODIES = {
