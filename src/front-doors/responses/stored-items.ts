@@ -33,6 +33,8 @@ export async function referencedItems(
   const wanted = referencedIds(input);
   if (wanted.length === 0) return found;
   const known = new Map(history.filter((item) => typeof item.id === 'string').map((item) => [item.id as string, item]));
+  // Items of one response are often referenced together (its message and its reasoning): one read each.
+  const responses = new Map<string, readonly Item[] | undefined>();
   for (const id of wanted) {
     const item = known.get(id);
     if (item !== undefined) {
@@ -40,9 +42,14 @@ export async function referencedItems(
       continue;
     }
     const responseId = responseIdOfItem(id);
-    const stored = responseId === undefined ? undefined : await store.get(accountId, responseId);
-    if (stored === undefined) continue;
-    for (const candidate of [...stored.inputItems, ...outputItemsOf(stored)]) {
+    if (responseId === undefined) continue;
+    let items = responses.get(responseId);
+    if (!responses.has(responseId)) {
+      const stored = await store.get(accountId, responseId);
+      items = stored === undefined ? undefined : [...stored.inputItems, ...outputItemsOf(stored)];
+      responses.set(responseId, items);
+    }
+    for (const candidate of items ?? []) {
       if (candidate.id === id) found.set(id, candidate);
     }
   }

@@ -57,10 +57,9 @@ async function readResponsesRequest(
       ? { items: [], node: null }
       : await conversationBefore(services.responses, owner, previousId);
   const references = await referencedItems(services.responses, owner, parsed.input, history.items);
-  const readsReasoning = (node: string): boolean =>
-    services.routes.routes(parsed.model).some((route) => route.nodeId === node) &&
-    services.nodes.get(node)?.isAvailable() === true;
   const routes = services.routes.routes(parsed.model);
+  const readsReasoning = (node: string): boolean =>
+    routes.some((route) => route.nodeId === node) && services.nodes.get(node)?.isAvailable() === true;
   const servedNatively = routes.some(
     (route) => services.nodes.get(route.nodeId)?.node.nativeApis.has('responses') === true,
   );
