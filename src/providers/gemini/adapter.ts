@@ -1,5 +1,5 @@
 import type { ProviderAdapter } from '../types.js';
-import { toError } from './errors.js';
+import { classifyNodeError } from '../classify-node-error.js';
 import { fromUpstream } from './from-upstream.js';
 import { createStreamMapper } from './stream-mapper.js';
 import { toUpstream } from './to-upstream.js';
@@ -10,5 +10,6 @@ export const geminiAdapter: ProviderAdapter = {
   toUpstream,
   fromUpstream,
   streamMapper: createStreamMapper,
-  toError,
+  // Node errors need nothing of the protocol's own: statuses decide failover or pass-through.
+  toError: classifyNodeError,
 };

@@ -1,5 +1,5 @@
 import type { ProviderAdapter } from '../types.js';
-import { toError } from './errors.js';
+import { classifyNodeError } from '../classify-node-error.js';
 import { fromUpstream } from './from-upstream.js';
 import { nativeResponsesAdapter } from './native-responses.js';
 import { createStreamMapper } from './stream-mapper.js';
@@ -12,5 +12,6 @@ export const openaiAdapter: ProviderAdapter = {
   fromUpstream,
   streamMapper: createStreamMapper,
   native: { responses: nativeResponsesAdapter },
-  toError,
+  // Node errors need nothing of the protocol's own: statuses decide failover or pass-through.
+  toError: classifyNodeError,
 };
