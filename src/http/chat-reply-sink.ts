@@ -5,7 +5,7 @@ import type { GatewayReply, ReplySink, StreamEnd, StreamSink } from '../pipeline
 import type { RequestContext } from '../context/request-context.js';
 import { errorEnvelopeJson } from './error-envelope.js';
 import { sendJsonText } from './send-json.js';
-import { SseResponse } from './sse-response.js';
+import { SseResponse, SseStreamSink } from './sse-response.js';
 
 const DONE = 'data: [DONE]\n\n';
 /** Events the usage rides on, or that carry it: a finish reason, usage. Keys only (quotes in strings are escaped). */
@@ -45,22 +45,12 @@ export class ChatReplySink implements ReplySink {
 }
 
 /** Events as they come; the usage in a chunk of its own before `[DONE]`. */
-class ChatStreamSink implements StreamSink {
+class ChatStreamSink extends SseStreamSink {
   constructor(
-    protected readonly sse: SseResponse,
+    sse: SseResponse,
     protected readonly context: RequestContext,
-  ) {}
-
-  get started(): boolean {
-    return this.sse.started;
-  }
-
-  startKeepalive(): void {
-    this.sse.startKeepalive();
-  }
-
-  stopKeepalive(): void {
-    this.sse.stopKeepalive();
+  ) {
+    super(sse);
   }
 
   write(events: string): Promise<void> | undefined {

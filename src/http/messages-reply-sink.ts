@@ -8,7 +8,7 @@ import { toMessagesReply } from '../front-doors/anthropic/to-messages-reply.js';
 import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
 import type { RequestContext } from '../context/request-context.js';
 import { sendJsonText } from './send-json.js';
-import { SseResponse } from './sse-response.js';
+import { SseResponse, SseStreamSink } from './sse-response.js';
 
 /** What the Messages door's way out needs besides the response. */
 export interface MessagesSinkOptions {
@@ -58,14 +58,15 @@ export class MessagesReplySink implements ReplySink {
   }
 }
 
-class MessagesStreamSink implements StreamSink {
+class MessagesStreamSink extends SseStreamSink {
   private readonly translator: MessagesStreamTranslator;
 
   constructor(
-    private readonly sse: SseResponse,
+    sse: SseResponse,
     private readonly context: RequestContext,
     private readonly options: MessagesSinkOptions,
   ) {
+    super(sse);
     this.translator = new MessagesStreamTranslator({
       requestId: context.requestId,
       model: options.model,
@@ -74,18 +75,6 @@ class MessagesStreamSink implements StreamSink {
       node: () => context.record.attempts.at(-1)?.node,
       envelopes: options.envelopes,
     });
-  }
-
-  get started(): boolean {
-    return this.sse.started;
-  }
-
-  startKeepalive(): void {
-    this.sse.startKeepalive();
-  }
-
-  stopKeepalive(): void {
-    this.sse.stopKeepalive();
   }
 
   write(events: string, format: ReplyFormat): Promise<void> | undefined {

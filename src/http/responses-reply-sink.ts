@@ -9,7 +9,7 @@ import type { ChatCompletion } from '../protocol/openai/chat-response-types.js';
 import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
 import type { RequestContext } from '../context/request-context.js';
 import { sendJsonText } from './send-json.js';
-import { SseResponse } from './sse-response.js';
+import { SseResponse, SseStreamSink } from './sse-response.js';
 
 type Item = Record<string, unknown>;
 
@@ -76,24 +76,14 @@ export class ResponsesReplySink implements ReplySink {
   }
 }
 
-class ResponsesStreamSink implements StreamSink {
+class ResponsesStreamSink extends SseStreamSink {
   constructor(
-    private readonly sse: SseResponse,
+    sse: SseResponse,
     private readonly events: ResponseStreamEvents,
     private readonly context: RequestContext,
     private readonly onFinished: OnResponseFinished | undefined,
-  ) {}
-
-  get started(): boolean {
-    return this.sse.started;
-  }
-
-  startKeepalive(): void {
-    this.sse.startKeepalive();
-  }
-
-  stopKeepalive(): void {
-    this.sse.stopKeepalive();
+  ) {
+    super(sse);
   }
 
   /** Events of a native stream sent so far (their sequence numbers were 0 … n − 1). */

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestContext } from '../context/request-context.js';
+import type { ReplyFormat, StreamEnd, StreamSink } from '../pipeline/front-door.js';
 import { withResponseHeaders } from './response-headers.js';
 
 /** The SSE comment chat clients get on silence. */
@@ -84,4 +85,28 @@ export class SseResponse {
     );
     // No flushHeaders(): every caller writes right after, and the headers leave with it.
   }
+}
+
+/**
+ * What every front door's stream sink does alike: it streams through one SseResponse, which
+ * says whether anything went out and sends the keep-alives; the door frames the events.
+ */
+export abstract class SseStreamSink implements StreamSink {
+  constructor(protected readonly sse: SseResponse) {}
+
+  get started(): boolean {
+    return this.sse.started;
+  }
+
+  startKeepalive(): void {
+    this.sse.startKeepalive();
+  }
+
+  stopKeepalive(): void {
+    this.sse.stopKeepalive();
+  }
+
+  abstract write(events: string, format: ReplyFormat): Promise<void> | undefined;
+  abstract end(end: StreamEnd): void;
+  abstract fail(error: unknown, end: StreamEnd | undefined): void;
 }
