@@ -17,7 +17,7 @@ import {
 import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
-import { FALLBACK_MAX_TOKENS, ANTHROPIC_VERSION } from './to-upstream.js';
+import { FALLBACK_MAX_TOKENS, nodeHeaders } from './to-upstream.js';
 
 /** Client headers that reach an Anthropic node unchanged (PRODUCT.md decision 16; inbound-protocols 1.2). */
 export const FORWARDED_HEADERS = [
@@ -72,18 +72,12 @@ export function nativeMessagesToUpstream(request: NativeRequest, context: CallCo
   };
   if (context.stream) body.stream = true;
   else delete body.stream;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: context.stream ? 'text/event-stream' : 'application/json',
-    'anthropic-version': ANTHROPIC_VERSION,
-    'x-request-id': context.requestId,
-    'x-correlation-id': context.correlationId,
-  };
+  const headers = nodeHeaders(context);
+  // The client's own `anthropic-version` and betas win over the gateway's default version.
   for (const name of FORWARDED_HEADERS) {
     const value = request.headers[name];
     if (value !== undefined && value !== '') headers[name] = value;
   }
-  if (context.node.apiKey !== undefined) headers['x-api-key'] = context.node.apiKey;
   return { path: '/messages', headers, body: JSON.stringify(body) };
 }
 

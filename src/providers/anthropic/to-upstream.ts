@@ -77,6 +77,11 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   if (typeof request.user === 'string' && request.user !== '') body.metadata = { user_id: request.user };
   if (context.stream) body.stream = true;
 
+  return { path: '/messages', headers: nodeHeaders(context), body: JSON.stringify(body) };
+}
+
+/** The headers of every request to an Anthropic node: JSON or a stream, the API version, the request ids, the node's key. */
+export function nodeHeaders(context: CallContext): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: context.stream ? 'text/event-stream' : 'application/json',
@@ -85,5 +90,5 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
     'x-correlation-id': context.correlationId,
   };
   if (context.node.apiKey !== undefined) headers['x-api-key'] = context.node.apiKey;
-  return { path: '/messages', headers, body: JSON.stringify(body) };
+  return headers;
 }

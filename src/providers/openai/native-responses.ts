@@ -1,6 +1,7 @@
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
 import { parseNodeObject } from '../translated-reply.js';
 import { modelField, replaceModelField } from '../replace-model-field.js';
+import { nodeHeaders } from './to-upstream.js';
 import {
   emptySummary,
   type CallContext,
@@ -30,14 +31,7 @@ export const nativeResponsesAdapter: NativeAdapter = {
     if (!context.outputCap.contextBound) body.max_output_tokens = context.outputCap.tokens;
     if (context.stream) body.stream = true;
     else delete body.stream;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: context.stream ? 'text/event-stream' : 'application/json',
-      'x-request-id': context.requestId,
-      'x-correlation-id': context.correlationId,
-    };
-    if (context.node.apiKey !== undefined) headers.authorization = `Bearer ${context.node.apiKey}`;
-    return { path: '/responses', headers, body: JSON.stringify(body) };
+    return { path: '/responses', headers: nodeHeaders(context), body: JSON.stringify(body) };
   },
 
   fromUpstream(bodyText: string, context: CallContext): MappedCompletion {

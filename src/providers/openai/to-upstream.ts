@@ -25,6 +25,11 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
     delete body.stream;
     delete body.stream_options;
   }
+  return { path: '/chat/completions', headers: nodeHeaders(context), body: JSON.stringify(body) };
+}
+
+/** The headers of every request to an OpenAI-protocol node: JSON or a stream, the request ids, the node's key. */
+export function nodeHeaders(context: CallContext): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: context.stream ? 'text/event-stream' : 'application/json',
@@ -32,7 +37,7 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
     'x-correlation-id': context.correlationId,
   };
   if (context.node.apiKey !== undefined) headers.authorization = `Bearer ${context.node.apiKey}`;
-  return { path: '/chat/completions', headers, body: JSON.stringify(body) };
+  return headers;
 }
 
 /**
