@@ -443,15 +443,43 @@ function carriedContent<T>(content: T): T {
  * of it instead of refused.
  */
 export function carriedByChat(request: MessagesRequest): MessagesRequest {
+  return allCarried(request) ? request : withoutUncarried(request);
+}
+
+/** Whether the chat form carries the whole request (the usual case): then it is used as it is, not copied. */
+function allCarried(request: MessagesRequest): boolean {
+  if ((request.container ?? undefined) !== undefined) return false;
+  if ((request.stop_sequences?.length ?? 0) > MAX_STOP_SEQUENCES) return false;
+  if (Array.isArray(request.system) && !request.system.every((block) => block.type === 'text')) return false;
+  if (request.tool_choice !== undefined && request.tool_choice !== null && forcesServerTool(request)) return false;
+  return request.messages.every(
+    (message) =>
+      !Array.isArray(message.content) ||
+      message.content.every(
+        (block: MessagesBlock) =>
+          carried(block) &&
+          (block.type !== 'tool_result' || !Array.isArray(block.content) || block.content.every(carried)),
+      ),
+  );
+}
+
+/** Whether `tool_choice` forces a tool that is not a client tool (a server tool, or any tool with none offered). */
+function forcesServerTool(request: MessagesRequest): boolean {
   const clientTools = new Set(
     (request.tools ?? [])
       .filter((tool) => tool.type === undefined || tool.type === null || tool.type === 'custom')
       .map((tool) => tool.name),
   );
   const choice = request.tool_choice ?? undefined;
-  const forcesOther =
+  return (
     choice !== undefined &&
-    (choice.type === 'tool' ? !clientTools.has(choice.name ?? '') : choice.type === 'any' && clientTools.size === 0);
+    (choice.type === 'tool' ? !clientTools.has(choice.name ?? '') : choice.type === 'any' && clientTools.size === 0)
+  );
+}
+
+/** A copy of the request without what the chat form cannot carry. */
+function withoutUncarried(request: MessagesRequest): MessagesRequest {
+  const forcesOther = forcesServerTool(request);
   return {
     ...request,
     system: Array.isArray(request.system) ? request.system.filter((block) => block.type === 'text') : request.system,
