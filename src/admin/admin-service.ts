@@ -3,8 +3,9 @@ import type { ValidateFunction } from 'ajv';
 import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
 import type { AccountCache } from '../billing/account-cache.js';
 import { nanoToUsd, usdToNano } from '../billing/money.js';
-import { gatewayError } from '../errors/gateway-error.js';
-import { schemaValidationFailed, validationFailed } from '../protocol/openai/validate-chat-request.js';
+import { gatewayError, invalidValue, validationFailed } from '../errors/gateway-error.js';
+import { because, type ReasonArgs, type ReasonId } from '../errors/reasons.js';
+import { schemaValidationFailed } from '../protocol/openai/validate-chat-request.js';
 import type {
   AccountRecord,
   BalanceEntry,
@@ -38,8 +39,8 @@ function notFound(kind: string, id: string) {
   return gatewayError('not_found', { params: { kind, id } });
 }
 
-function conflict(english: string, russian: string) {
-  return gatewayError('conflict', { params: { reason_en: english, reason_ru: russian } });
+function conflict<R extends ReasonId>(id: R, ...args: ReasonArgs<R>) {
+  return gatewayError('conflict', { reason: because(id, ...args) });
 }
 
 function policyOf(policy: PolicyBody | null | undefined): FeaturePolicy | null | undefined {
@@ -148,12 +149,7 @@ export type StatsRange = keyof typeof STATS_RANGES;
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined || value === '') return undefined;
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  const list = allowed.join(', ');
-  throw validationFailed(
-    name,
-    `Invalid parameter '${name}': it must be one of ${list}.`,
-    `Некорректный параметр '${name}': допустимо одно из ${list}.`,
-  );
+  throw invalidValue(name, 'one_of', { values: allowed.join(', ') });
 }
 
 function statusParam(value: string | undefined): UsageFilter['status'] {
@@ -161,22 +157,14 @@ function statusParam(value: string | undefined): UsageFilter['status'] {
   if (value === 'ok' || value === 'error') return value;
   const status = Number(value);
   if (/^\d{3}$/.test(value) && status >= 100 && status <= 599) return status;
-  throw validationFailed(
-    'status',
-    "Invalid parameter 'status': it must be ok, error or an HTTP status from 100 to 599.",
-    "Некорректный параметр 'status': нужно ok, error или HTTP-статус от 100 до 599.",
-  );
+  throw invalidValue('status', 'must_be_status');
 }
 
 function timeParam(name: string, value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
   const time = new Date(value);
   if (Number.isNaN(time.getTime())) {
-    throw validationFailed(
-      name,
-      `Invalid parameter '${name}': it must be an ISO 8601 time.`,
-      `Некорректный параметр '${name}': нужно время в формате ISO 8601.`,
-    );
+    throw invalidValue(name, 'must_be_iso_time');
   }
   return time.toISOString();
 }
@@ -232,10 +220,7 @@ export class AdminService {
     const matches = idOrPrefix.length >= 4 ? await this.store.listKeys({ prefix: idOrPrefix }) : [];
     if (matches.length === 1) return matches[0] as KeyRecord;
     if (matches.length > 1) {
-      throw conflict(
-        `the prefix "${idOrPrefix}" matches ${matches.length} keys; use the key id.`,
-        `префикс "${idOrPrefix}" подходит к ${matches.length} ключам; укажите id ключа.`,
-      );
+      throw conflict('key_prefix_ambiguous', { prefix: idOrPrefix, count: matches.length });
     }
     throw notFound('key', idOrPrefix);
   }
@@ -253,7 +238,7 @@ export class AdminService {
       },
       'starting balance',
     );
-    if (!created) throw conflict(`an account "${input.id}" already exists.`, `аккаунт "${input.id}" уже существует.`);
+    if (!created) throw conflict('account_exists', { id: input.id });
     await this.changed({ kind: 'account', id: input.id });
     return this.accountView(await this.account(input.id));
   }
@@ -292,12 +277,7 @@ export class AdminService {
   async changeBalance(id: string, kind: 'topup' | 'adjustment', body: unknown) {
     const input = kind === 'topup' ? check(validateTopUp, body) : check(validateAdjust, body);
     const amountNano = usdToNano(input.amount);
-    if (amountNano === 0)
-      throw validationFailed(
-        'amount',
-        "Invalid parameter 'amount': it must not be zero.",
-        "Некорректный параметр 'amount': не должен быть нулём.",
-      );
+    if (amountNano === 0) throw invalidValue('amount', 'must_not_be_zero');
     const entry = await this.store.adjustBalance(id, amountNano, kind, input.reason);
     if (entry === undefined) throw notFound('account', id);
     await this.changed({ kind: 'account', id });
@@ -313,11 +293,7 @@ export class AdminService {
   async createKey(body: unknown) {
     const input = check(validateCreateKey, body);
     await this.account(input.account).catch(() => {
-      throw validationFailed(
-        'account',
-        `Unknown account "${input.account}".`,
-        `Неизвестный аккаунт "${input.account}".`,
-      );
+      throw validationFailed('account', 'unknown_account', { account: input.account });
     });
     const secret = `sk-sy-${randomBytes(24).toString('base64url')}`;
     const hash = hashKey(secret).toString('hex');
@@ -381,10 +357,7 @@ export class AdminService {
       delete: ['active', 'blocked', 'revoked'],
     };
     if (!allowed[action].includes(key.status)) {
-      throw conflict(
-        `a ${key.status} key cannot be ${action}ed.`,
-        `ключ в состоянии ${key.status} нельзя изменить действием ${action}.`,
-      );
+      throw conflict('key_state_forbids', { status: key.status, action });
     }
     const status = ({ block: 'blocked', unblock: 'active', revoke: 'revoked', delete: 'deleted' } as const)[action];
     // An operator's move: no reason the file set stays, so the file will not lift this block.
@@ -441,11 +414,7 @@ export class AdminService {
   async usageReport(query: UsageQuery) {
     const limit = query.limit === undefined || query.limit === '' ? DEFAULT_USAGE_ROWS : Number(query.limit);
     if (!Number.isInteger(limit) || limit < 0 || limit > MAX_USAGE_ROWS) {
-      throw validationFailed(
-        'limit',
-        `Invalid parameter 'limit': it must be an integer from 0 to ${MAX_USAGE_ROWS}.`,
-        `Некорректный параметр 'limit': нужно целое от 0 до ${MAX_USAGE_ROWS}.`,
-      );
+      throw invalidValue('limit', 'integer_in_range', { min: 0, max: MAX_USAGE_ROWS });
     }
     const keyId =
       query.key === undefined || query.key === ''

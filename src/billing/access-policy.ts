@@ -1,6 +1,7 @@
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, effortRank } from '../config/reasoning-efforts.js';
 import { gatewayError } from '../errors/gateway-error.js';
+import { because, type Reason } from '../errors/reasons.js';
 import type { AccountRecord, FeaturePolicy, KeyRecord } from '../store/records.js';
 
 /** Whether the key (and its account) may use the model at all: both lists must allow it. */
@@ -11,8 +12,8 @@ export function mayUseModel(key: KeyRecord, account: AccountRecord | undefined, 
   );
 }
 
-function denied(reasonEn: string, reasonRu: string, params: Record<string, string>, param: string | null = null) {
-  return gatewayError('access_denied', { param, params: { ...params, reason_en: reasonEn, reason_ru: reasonRu } });
+function denied(reason: Reason, param: string) {
+  return gatewayError('access_denied', { param, reason });
 }
 
 /**
@@ -38,22 +39,12 @@ function checkFeatures(
 ): ReasoningEffort | undefined {
   if (policy === null) return effort;
   if (stream && policy.streaming === false) {
-    throw denied(
-      'streaming is not enabled for this account or key.',
-      'потоковая передача не разрешена для этого аккаунта или ключа.',
-      { feature: 'streaming' },
-      'stream',
-    );
+    throw denied(because('streaming_not_allowed'), 'stream');
   }
   const ceiling = policy.maxReasoningEffort;
   if (effort !== undefined && ceiling !== undefined && effortRank(effort) > effortRank(ceiling)) {
     if (param === undefined) return lowered(model, ceiling);
-    throw denied(
-      `reasoning effort "${effort}" is above the allowed "${ceiling}".`,
-      `уровень рассуждений "${effort}" выше разрешённого "${ceiling}".`,
-      { feature: 'reasoning_effort', effort, max_effort: ceiling },
-      param,
-    );
+    throw denied(because('effort_above_ceiling', { effort, ceiling }), param);
   }
   return effort;
 }
@@ -79,12 +70,7 @@ export function checkAccess(
   request: AccessRequest,
 ): ReasoningEffort | undefined {
   if (!mayUseModel(key, account, model.id)) {
-    throw denied(
-      `this key may not use the model "${model.id}".`,
-      `этому ключу не разрешена модель "${model.id}".`,
-      { model: model.id },
-      'model',
-    );
+    throw denied(because('model_not_allowed', { model: model.id }), 'model');
   }
   const effort = checkFeatures(account?.policy ?? null, model, request.stream, request.effort, request.effortParam);
   return checkFeatures(key.policy, model, request.stream, effort, request.effortParam);

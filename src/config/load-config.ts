@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { describeSchemaError, pickSchemaError } from '../validation/describe-schema-error.js';
+import { describeSchemaErrorInEnglish, pickSchemaError } from '../validation/describe-schema-error.js';
 import { ConfigError } from './config-error.js';
 import { validateConfigFile } from '../validation/generated/validate-config-file.js';
 import type { GatewayConfig } from './gateway-config.js';
@@ -51,7 +51,7 @@ export function parseConfigText(text: string, source: string, env: NodeJS.Proces
     // An unknown key next to the problem (`modles:` for `models:`) is what to report.
     const misspelled = error ? misspelledField(error) : undefined;
     if (misspelled !== undefined) throw new ConfigError(source, misspelled.path, misspelled.problem);
-    const problem = error ? describeSchemaError(error) : { path: '', expected: 'is invalid' };
+    const problem = describeSchemaErrorInEnglish(error);
     throw new ConfigError(source, problem.path, problem.expected);
   }
   return resolveConfig(interpolated, source);

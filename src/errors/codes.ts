@@ -1,7 +1,9 @@
 /**
  * The single registry of gateway error codes (spec 7.2, PRODUCT.md decisions 2, 3, 11).
  * Each code fixes its HTTP status, its OpenAI-style `type`, whether a caller may retry
- * it, and its message in every language we answer in. Call sites create errors by code.
+ * it, and its message in every language we answer in. Call sites create errors by code;
+ * the codes whose message gives a reason (validation_failed, access_denied, conflict) take
+ * one from the registry of reasons (reasons.ts), rendered in the same language.
  */
 
 /** Languages an error message can be rendered in (PRODUCT.md decision 10). */
@@ -10,7 +12,8 @@ export type Language = 'en' | 'ru';
 /** Values a message template may interpolate. */
 export type MessageParams = Readonly<Record<string, string | number | undefined>>;
 
-type MessageTemplate = (params: MessageParams) => string;
+/** A message in one language; `reason` is the error's reason (reasons.ts) rendered in that language, if it has one. */
+type MessageTemplate = (params: MessageParams, reason: string | undefined) => string;
 
 /** One entry of the code registry. */
 export interface ErrorCodeDefinition {
@@ -40,8 +43,8 @@ export const ERROR_CODES = {
     type: 'invalid_request_error',
     retryable: false,
     message: {
-      en: (p) => text(p.detail_en) || 'The request is invalid.',
-      ru: (p) => text(p.detail_ru) || 'Некорректный запрос.',
+      en: (_, reason) => reason || 'The request is invalid.',
+      ru: (_, reason) => reason || 'Некорректный запрос.',
     },
   },
   authentication_required: {
@@ -95,8 +98,8 @@ export const ERROR_CODES = {
     type: 'permission_error',
     retryable: false,
     message: {
-      en: (p) => `Access denied: ${text(p.reason_en) || 'the account policy does not allow this request.'}`,
-      ru: (p) => `Доступ запрещён: ${text(p.reason_ru) || 'политика аккаунта не разрешает этот запрос.'}`,
+      en: (_, reason) => `Access denied: ${reason || 'the account policy does not allow this request.'}`,
+      ru: (_, reason) => `Доступ запрещён: ${reason || 'политика аккаунта не разрешает этот запрос.'}`,
     },
   },
   model_unavailable: {
@@ -173,8 +176,8 @@ export const ERROR_CODES = {
     type: 'invalid_request_error',
     retryable: false,
     message: {
-      en: (p) => `Conflict: ${text(p.reason_en)}`,
-      ru: (p) => `Конфликт: ${text(p.reason_ru)}`,
+      en: (_, reason) => `Conflict: ${text(reason)}`,
+      ru: (_, reason) => `Конфликт: ${text(reason)}`,
     },
   },
   method_not_allowed: {
@@ -293,6 +296,9 @@ export const ERROR_CODES = {
 
 /** A code known to the registry. */
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes whose message gives a reason of the registry of reasons (reasons.ts); no other takes one. */
+export type ReasonedCode = Extract<ErrorCode, 'validation_failed' | 'access_denied' | 'conflict'>;
 
 /** What goes on the wire in `error.code` for a code (itself, unless the registry says otherwise). */
 export function wireCodeOf(code: ErrorCode): string {

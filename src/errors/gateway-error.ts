@@ -1,11 +1,40 @@
-import { ERROR_CODES, type ErrorCode, type ErrorType, type Language, type MessageParams } from './codes.js';
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorType,
+  type Language,
+  type MessageParams,
+  type ReasonedCode,
+} from './codes.js';
+import {
+  because,
+  phrase,
+  renderReason,
+  type Phrase,
+  type PhraseArgs,
+  type PhraseId,
+  type Reason,
+  type ReasonArgs,
+  type ReasonId,
+  type ReasonValue,
+} from './reasons.js';
 import { MAX_DISPLAY_CHARS, truncateForDisplay } from './truncate-for-display.js';
 import type { WireProtocol } from '../config/wire-protocols.js';
 
-/** Params that hold a whole sentence composed by our code (which may quote client input), not one value. */
-const SENTENCE_PARAMS = new Set(['detail_en', 'detail_ru', 'reason_en', 'reason_ru', 'reason']);
-/** Longest such sentence a message repeats in full; ours stay far below it. */
+/**
+ * Params that hold words composed by our code, which may quote client input, not one value:
+ * a node failure's `reason`, and in reasons and phrases `what` a node cannot take and a
+ * configuration check's `problem`.
+ */
+const SENTENCE_PARAMS = new Set(['reason', 'what', 'problem']);
+/** Longest such sentence a message repeats in full (a rendered reason too); ours stay far below it. */
 const MAX_SENTENCE_CHARS = 4 * MAX_DISPLAY_CHARS;
+
+/** A param's string as messages may show it: a sentence param cut to MAX_SENTENCE_CHARS, any other to MAX_DISPLAY_CHARS. */
+function shown(name: string, value: string): string {
+  if (value.length <= MAX_DISPLAY_CHARS) return value;
+  return truncateForDisplay(value, SENTENCE_PARAMS.has(name) ? MAX_SENTENCE_CHARS : MAX_DISPLAY_CHARS);
+}
 
 /**
  * The params as messages may show them: a client string (a 1 MB model name, a param path
@@ -16,13 +45,30 @@ function boundedParams(params: MessageParams): MessageParams {
   let bounded: Record<string, string | number | undefined> | undefined;
   for (const name in params) {
     const value = params[name];
-    if (typeof value !== 'string' || value.length <= MAX_DISPLAY_CHARS) continue;
-    const cut = truncateForDisplay(value, SENTENCE_PARAMS.has(name) ? MAX_SENTENCE_CHARS : MAX_DISPLAY_CHARS);
+    if (typeof value !== 'string') continue;
+    const cut = shown(name, value);
     if (cut === value) continue;
     bounded ??= { ...params };
     bounded[name] = cut;
   }
   return bounded ?? params;
+}
+
+/** The reason with its params, and its phrases' params, bounded as boundedParams does; the same object when none is long. */
+function boundedReason(reason: Reason): Reason {
+  let bounded: Record<string, ReasonValue | Phrase | undefined> | undefined;
+  for (const [name, value] of Object.entries(reason.params)) {
+    let cut = value;
+    if (typeof value === 'string') cut = shown(name, value);
+    else if (typeof value === 'object') {
+      const params = boundedParams(value.params);
+      if (params !== value.params) cut = { ...value, params };
+    }
+    if (cut === value) continue;
+    bounded ??= { ...reason.params };
+    bounded[name] = cut;
+  }
+  return bounded === undefined ? reason : { ...reason, params: bounded };
 }
 
 /** What we know about a node's failure, kept for logs and for passing client errors through. */
@@ -42,6 +88,11 @@ export interface UpstreamFailure {
 export interface GatewayErrorOptions {
   readonly param?: string | null;
   readonly params?: MessageParams;
+  /**
+   * Why, in the registry's words (reasons.ts), for the codes whose message gives a reason
+   * (validation_failed, access_denied, conflict): rendered in the caller's language.
+   */
+  readonly reason?: Reason;
   /** Seconds for the Retry-After header (429, 502, 503). */
   readonly retryAfter?: number;
   /** Extra response headers (e.g. Allow on 405). */
@@ -54,7 +105,7 @@ export interface GatewayErrorOptions {
 /**
  * The one error class of the gateway. Created by code (see `gatewayError`); only the
  * HTTP error renderer turns it into a response, in the caller's language. Client strings
- * in its params and `param` are cut to a bounded length (see boundedParams).
+ * in its params, its reason's params and `param` are cut to a bounded length (see boundedParams).
  */
 export class GatewayError extends Error {
   readonly code: ErrorCode;
@@ -62,6 +113,7 @@ export class GatewayError extends Error {
   readonly type: ErrorType;
   readonly param: string | null;
   readonly params: MessageParams;
+  readonly reason: Reason | undefined;
   readonly retryable: boolean;
   readonly retryAfter: number | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
@@ -70,13 +122,19 @@ export class GatewayError extends Error {
   constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
     const definition = ERROR_CODES[code];
     const params = options.params === undefined ? {} : boundedParams(options.params);
-    super(definition.message.en(params), options.cause === undefined ? undefined : { cause: options.cause });
+    const param = options.param === undefined || options.param === null ? null : truncateForDisplay(options.param);
+    const reason = options.reason === undefined ? undefined : boundedReason(options.reason);
+    super(
+      definition.message.en(params, reasonText(reason, 'en', param)),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'GatewayError';
     this.code = code;
     this.status = definition.status;
     this.type = definition.type;
-    this.param = options.param === undefined || options.param === null ? null : truncateForDisplay(options.param);
+    this.param = param;
     this.params = params;
+    this.reason = reason;
     this.retryable = options.retryable ?? definition.retryable;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers;
@@ -85,13 +143,42 @@ export class GatewayError extends Error {
 
   /** The message in the caller's language. */
   localizedMessage(language: Language): string {
-    return language === 'en' ? this.message : ERROR_CODES[this.code].message[language](this.params);
+    return language === 'en'
+      ? this.message
+      : ERROR_CODES[this.code].message[language](this.params, reasonText(this.reason, language, this.param));
   }
 }
 
-/** Creates a GatewayError by its registry code. */
+function reasonText(reason: Reason | undefined, language: Language, param: string | null): string | undefined {
+  return reason === undefined
+    ? undefined
+    : truncateForDisplay(renderReason(reason, language, param), MAX_SENTENCE_CHARS);
+}
+
+/** Creates a GatewayError by its registry code; only a code whose message gives a reason takes one. */
+export function gatewayError(code: ReasonedCode, options?: GatewayErrorOptions): GatewayError;
+export function gatewayError(code: ErrorCode, options?: Omit<GatewayErrorOptions, 'reason'>): GatewayError;
 export function gatewayError(code: ErrorCode, options?: GatewayErrorOptions): GatewayError {
   return new GatewayError(code, options);
+}
+
+/** 400 validation_failed about `param` (null: the body as a whole), for the reason `id` of the registry. */
+export function validationFailed<R extends ReasonId>(
+  param: string | null,
+  id: R,
+  ...args: ReasonArgs<R>
+): GatewayError {
+  return new GatewayError('validation_failed', { param, reason: because(id, ...args) });
+}
+
+/** 400 validation_failed: "Invalid parameter '<param>': <phrase>." (`tools[0].name`, `must_be_tool_name`). */
+export function invalidParameter<P extends PhraseId>(param: string, id: P, ...args: PhraseArgs<P>): GatewayError {
+  return validationFailed(param, 'invalid_parameter', { what: phrase(id, ...args) });
+}
+
+/** 400 validation_failed: "Invalid parameter '<param>': it <phrase>.", for a phrase about the value (`required`). */
+export function invalidValue<P extends PhraseId>(param: string, id: P, ...args: PhraseArgs<P>): GatewayError {
+  return validationFailed(param, 'invalid_parameter_value', { what: phrase(id, ...args) });
 }
 
 /** True for a GatewayError (its subclasses included). */

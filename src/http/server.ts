@@ -1,7 +1,13 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { asGatewayError, gatewayError, isClientGone, type GatewayError } from '../errors/gateway-error.js';
+import {
+  asGatewayError,
+  gatewayError,
+  isClientGone,
+  validationFailed,
+  type GatewayError,
+} from '../errors/gateway-error.js';
 import type { ErrorCode } from '../errors/codes.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { requestLineLogger, type Logger } from '../observability/logger.js';
@@ -368,9 +374,7 @@ function answerClientError(
           },
         })
       : code === 'validation_failed'
-        ? gatewayError(code, {
-            params: { detail_en: 'The HTTP request is malformed.', detail_ru: 'HTTP-запрос составлен некорректно.' },
-          })
+        ? validationFailed(null, 'http_request_malformed')
         : gatewayError(code);
   const requestId = newRequestId();
   const context: RequestContext = {

@@ -1,5 +1,4 @@
-import type { GatewayError } from '../errors/gateway-error.js';
-import { validationFailed } from '../protocol/openai/validate-chat-request.js';
+import { invalidParameter, invalidValue, type GatewayError } from '../errors/gateway-error.js';
 
 /**
  * Helpers shared by the adapters that translate OpenAI requests into another protocol
@@ -9,11 +8,7 @@ import { validationFailed } from '../protocol/openai/validate-chat-request.js';
 
 /** 400 validation_failed: `param` holds something the node's protocol cannot express. */
 export function notExpressible(param: string, protocol: string, what: string): GatewayError {
-  return validationFailed(
-    param,
-    `Invalid parameter '${param}': ${what} cannot be sent to a ${protocol} node.`,
-    `Некорректный параметр '${param}': ${what} нельзя передать узлу с протоколом ${protocol}.`,
-  );
+  return invalidParameter(param, 'not_for_protocol', { what, protocol });
 }
 
 /** A record, not null, not an array. */
@@ -54,11 +49,7 @@ export function imageUrlOf(part: ContentPart, param: string): string {
   const imageUrl = part.image_url;
   const url = typeof imageUrl === 'string' ? imageUrl : isRecord(imageUrl) ? imageUrl.url : undefined;
   if (typeof url !== 'string' || url === '') {
-    throw validationFailed(
-      `${param}.image_url.url`,
-      `Invalid parameter '${param}.image_url.url': it must be a URL.`,
-      `Некорректный параметр '${param}.image_url.url': ожидается URL.`,
-    );
+    throw invalidValue(`${param}.image_url.url`, 'must_be_url');
   }
   return url;
 }
@@ -72,11 +63,7 @@ export function cacheControlOf(holder: Record<string, unknown>, param: string): 
   const value = holder.cache_control;
   if (value === undefined || value === null) return undefined;
   if (!isRecord(value)) {
-    throw validationFailed(
-      `${param}.cache_control`,
-      `Invalid parameter '${param}.cache_control': expected an object such as {"type": "ephemeral", "ttl": "1h"}.`,
-      `Некорректный параметр '${param}.cache_control': ожидается объект, например {"type": "ephemeral", "ttl": "1h"}.`,
-    );
+    throw invalidParameter(`${param}.cache_control`, 'cache_control_shape');
   }
   return value;
 }
@@ -92,29 +79,17 @@ export function fileDataOf(
   if (typeof file.file_data === 'string') {
     const data = parseDataUrl(file.file_data);
     if (data !== undefined) return { ...data, filename };
-    throw validationFailed(
-      `${param}.file.file_data`,
-      `Invalid parameter '${param}.file.file_data': it must be a base64 data URL (data:application/pdf;base64,…).`,
-      `Некорректный параметр '${param}.file.file_data': ожидается data URL в base64 (data:application/pdf;base64,…).`,
-    );
+    throw invalidValue(`${param}.file.file_data`, 'must_be_base64_data_url');
   }
   if (file.file_id !== undefined) throw notExpressible(param, protocol, 'a file by id (send it as base64 file_data)');
-  throw validationFailed(
-    `${param}.file`,
-    `Invalid parameter '${param}.file': it needs file_data.`,
-    `Некорректный параметр '${param}.file': нужно поле file_data.`,
-  );
+  throw invalidValue(`${param}.file`, 'needs_file_data');
 }
 
 /** The `input_audio` of a part: base64 data and its format (`wav`, `mp3`, …). */
 export function inputAudioOf(part: ContentPart, param: string): { data: string; format: string } {
   const audio = isRecord(part.input_audio) ? part.input_audio : {};
   if (typeof audio.data !== 'string' || audio.data === '' || typeof audio.format !== 'string') {
-    throw validationFailed(
-      `${param}.input_audio`,
-      `Invalid parameter '${param}.input_audio': expected {data: <base64>, format: "wav" | "mp3"}.`,
-      `Некорректный параметр '${param}.input_audio': ожидается {data: <base64>, format: "wav" | "mp3"}.`,
-    );
+    throw invalidParameter(`${param}.input_audio`, 'input_audio_shape');
   }
   return { data: audio.data, format: audio.format };
 }
@@ -138,11 +113,7 @@ export function readToolCalls(value: unknown, param: string, protocol: string): 
     }
     const name = call.function.name;
     if (typeof name !== 'string' || name === '') {
-      throw validationFailed(
-        `${where}.function.name`,
-        `Invalid parameter '${where}.function.name': it must be a non-empty string.`,
-        `Некорректный параметр '${where}.function.name': ожидается непустая строка.`,
-      );
+      throw invalidValue(`${where}.function.name`, 'must_be_non_empty_string');
     }
     const text = call.function.arguments;
     let parsed: unknown = {};
@@ -154,11 +125,7 @@ export function readToolCalls(value: unknown, param: string, protocol: string): 
       }
     }
     if (!isRecord(parsed)) {
-      throw validationFailed(
-        `${where}.function.arguments`,
-        `Invalid parameter '${where}.function.arguments': it must be a JSON object in a string.`,
-        `Некорректный параметр '${where}.function.arguments': ожидается JSON-объект в строке.`,
-      );
+      throw invalidValue(`${where}.function.arguments`, 'must_be_json_object_string');
     }
     return { id: typeof call.id === 'string' ? call.id : `call_${index}`, name, arguments: parsed, raw: call };
   });

@@ -1,4 +1,4 @@
-import { gatewayError } from '../errors/gateway-error.js';
+import { gatewayError, validationFailed } from '../errors/gateway-error.js';
 import type { ResponseStore } from './response-store.js';
 import type { StoredResponse } from './stored-response.js';
 
@@ -28,13 +28,7 @@ export async function conversationBefore(
   const seen = new Set([last.id]);
   for (let parentId = last.previousResponseId; parentId !== null && !seen.has(parentId);) {
     if (chain.length === MAX_CHAIN_LENGTH) {
-      throw gatewayError('validation_failed', {
-        param: 'previous_response_id',
-        params: {
-          detail_en: `The conversation reaches back through more than ${MAX_CHAIN_LENGTH} stored responses; start a new one, or send its input with store: false.`,
-          detail_ru: `Диалог опирается более чем на ${MAX_CHAIN_LENGTH} сохранённых ответов; начните новый или передайте его вход целиком со store: false.`,
-        },
-      });
+      throw validationFailed('previous_response_id', 'conversation_too_long', { limit: MAX_CHAIN_LENGTH });
     }
     const parent = await store.get(accountId, parentId);
     if (parent === undefined) break;

@@ -1,12 +1,12 @@
 import type { ErrorObject } from 'ajv';
+import { phrase, renderPhrase, type Phrase } from '../errors/reasons.js';
 
-/** Where in a document a schema error is, and what is wrong there, in plain words. */
+/** Where in a document a schema error is, and what is wrong there, as a phrase of the reason registry. */
 export interface SchemaProblem {
   /** Dotted path with indexes, e.g. `messages[0].role`; empty for the document itself. */
   readonly path: string;
-  readonly expected: string;
-  /** The same phrase in Russian, for clients that prefer it. */
-  readonly expectedRu: string;
+  /** What the value must be, e.g. `is required` (PHRASES in errors/reasons.ts). */
+  readonly problem: Phrase;
 }
 
 /** Turns a JSON pointer (`/messages/0/role`) into the path clients know (`messages[0].role`). */
@@ -24,78 +24,58 @@ function join(path: string, property: string): string {
   return path === '' ? property : `${path}.${property}`;
 }
 
-/** Describes Ajv's first error as a path and an English "expected" phrase. */
+/** Describes Ajv's first error as a path and what is wrong there. */
 export function describeSchemaError(error: ErrorObject): SchemaProblem {
   const path = pointerToPath(error.instancePath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return { path: join(path, String(params.missingProperty)), expected: 'is required', expectedRu: 'обязателен' };
+      return { path: join(path, String(params.missingProperty)), problem: phrase('required') };
     case 'additionalProperties':
-      return {
-        path: join(path, String(params.additionalProperty)),
-        expected: 'is not a known field',
-        expectedRu: 'не является известным полем',
-      };
+      return { path: join(path, String(params.additionalProperty)), problem: phrase('unknown_field') };
     case 'type':
-      return {
-        path,
-        expected: `must be ${article(String(params.type))}`,
-        expectedRu: `должен иметь тип ${String(params.type)}`,
-      };
+      return { path, problem: phrase('of_type', { types: String(params.type) }) };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
       return {
         path,
-        expected: `must be ${String(params.comparison)} ${String(params.limit)}`,
-        expectedRu: `должен быть ${String(params.comparison)} ${String(params.limit)}`,
+        problem: phrase('compared', { comparison: String(params.comparison), limit: params.limit as number }),
       };
     case 'minLength':
     case 'minItems':
-      return params.limit === 1
-        ? { path, expected: 'must not be empty', expectedRu: 'не должен быть пустым' }
-        : {
-            path,
-            expected: `must have at least ${String(params.limit)} ${error.keyword === 'minItems' ? 'items' : 'characters'}`,
-            expectedRu: `должен содержать не меньше ${String(params.limit)} ${error.keyword === 'minItems' ? 'элементов' : 'символов'}`,
-          };
+      return {
+        path,
+        problem:
+          params.limit === 1
+            ? phrase('not_empty')
+            : phrase('at_least', { limit: params.limit as number, unit: unitOf(error.keyword) }),
+      };
     case 'maxLength':
     case 'maxItems':
-      return {
-        path,
-        expected: `must have at most ${String(params.limit)} ${error.keyword === 'maxItems' ? 'items' : 'characters'}`,
-        expectedRu: `должен содержать не больше ${String(params.limit)} ${error.keyword === 'maxItems' ? 'элементов' : 'символов'}`,
-      };
+      return { path, problem: phrase('at_most', { limit: params.limit as number, unit: unitOf(error.keyword) }) };
     case 'enum':
     case 'const':
-      return {
-        path,
-        expected: `must be one of ${allowedValues(error)}`,
-        expectedRu: `должен быть одним из: ${allowedValues(error)}`,
-      };
+      return { path, problem: phrase('one_of', { values: allowedValues(error) }) };
     case 'anyOf':
     case 'oneOf':
-      return { path, ...alternativesPhrase(error) };
+      return { path, problem: alternativesPhrase(error) };
     case 'pattern':
-      return {
-        path,
-        expected: `must match ${String(params.pattern)}`,
-        expectedRu: `должен соответствовать шаблону ${String(params.pattern)}`,
-      };
+      return { path, problem: phrase('matches', { pattern: String(params.pattern) }) };
     default:
-      return { path, expected: error.message ?? 'is invalid', expectedRu: 'имеет недопустимое значение' };
+      return { path, problem: phrase('breaks_rule', { rule: error.message }) };
   }
 }
 
-function article(type: string): string {
-  const names = type
-    .split(',')
-    .map((name) =>
-      name === 'integer' ? 'an integer' : name === 'object' || name === 'array' ? `an ${name}` : `a ${name}`,
-    );
-  return names.join(' or ');
+/** The same in English words (`messages[0].content is required` for the configuration's errors). */
+export function describeSchemaErrorInEnglish(error: ErrorObject | undefined): { path: string; expected: string } {
+  const { path, problem } = error ? describeSchemaError(error) : { path: '', problem: phrase('breaks_rule') };
+  return { path, expected: renderPhrase(problem, 'en') };
+}
+
+function unitOf(keyword: string): 'items' | 'characters' {
+  return keyword === 'minItems' || keyword === 'maxItems' ? 'items' : 'characters';
 }
 
 function allowedValues(error: ErrorObject): string {
@@ -112,7 +92,7 @@ function flattenBranches(schema: unknown): unknown[] {
 }
 
 /** For a union of literals (TypeBox's enum form), list the literals; else list the types. */
-function alternativesPhrase(error: ErrorObject): { expected: string; expectedRu: string } {
+function alternativesPhrase(error: ErrorObject): Phrase {
   const branches = flattenBranches(error.parentSchema);
   const literals = branches
     .map((branch) => (branch as { const?: unknown }).const)
@@ -121,12 +101,11 @@ function alternativesPhrase(error: ErrorObject): { expected: string; expectedRu:
     .map((branch) => (branch as { type?: unknown }).type)
     .filter((type) => typeof type === 'string');
   if (literals.length > 0 && literals.length + types.filter((type) => type === 'null').length === branches.length) {
-    const list = literals.map((value) => JSON.stringify(value)).join(', ');
-    return { expected: `must be one of ${list}`, expectedRu: `должен быть одним из: ${list}` };
+    return phrase('one_of', { values: literals.map((value) => JSON.stringify(value)).join(', ') });
   }
   return types.length === branches.length && types.length > 0
-    ? { expected: `must be ${article(types.join(','))}`, expectedRu: `должен иметь тип ${types.join(' или ')}` }
-    : { expected: 'has an invalid value', expectedRu: 'имеет недопустимое значение' };
+    ? phrase('of_type', { types: types.join(',') })
+    : phrase('has_invalid_value');
 }
 
 /**

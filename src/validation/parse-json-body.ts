@@ -1,6 +1,5 @@
 import secureJsonParse from 'secure-json-parse';
-import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
-import { truncateForDisplay } from '../errors/truncate-for-display.js';
+import { invalidValue, validationFailed, type GatewayError } from '../errors/gateway-error.js';
 import { findInfiniteNumber } from './find-infinite-number.js';
 import { scanJsonText } from './scan-json-text.js';
 
@@ -21,11 +20,7 @@ const FORBIDDEN_KEYS = { protoAction: 'error', constructorAction: 'error' } as c
 export function parseJsonBody(text: string, maxDepth: number): unknown {
   const scan = scanJsonText(text, maxDepth);
   if (scan.tooDeep) {
-    throw validationFailed(
-      null,
-      `The request body nests arrays and objects more than ${maxDepth} levels deep.`,
-      `В теле запроса массивы и объекты вложены глубже ${maxDepth} уровней.`,
-    );
+    throw validationFailed(null, 'json_too_deep', { limit: maxDepth });
   }
   const value = parse(text);
   if (scan.hasInfiniteNumber) {
@@ -43,41 +38,18 @@ function parse(text: string): unknown {
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     if (/prototype property/.test(detail)) {
-      throw validationFailed(
-        null,
-        'The request body contains a forbidden key ("__proto__" or "constructor.prototype").',
-        'Тело запроса содержит запрещённый ключ ("__proto__" или "constructor.prototype").',
-      );
+      throw validationFailed(null, 'json_forbidden_key');
     }
-    throw validationFailed(
-      null,
-      `The request body is not valid JSON: ${detail}.`,
-      `Тело запроса не является корректным JSON: ${detail}.`,
-    );
+    throw validationFailed(null, 'json_malformed', { detail });
   }
 }
 
 function infiniteNumber(path: string): GatewayError {
-  if (path === '')
-    return validationFailed(
-      null,
-      'The request body is a number too large to be finite.',
-      'Тело запроса — число, слишком большое, чтобы быть конечным.',
-    );
-  const shown = truncateForDisplay(path);
-  return validationFailed(
-    path,
-    `Invalid parameter '${shown}': it must be a finite number; this one is too large.`,
-    `Некорректный параметр '${shown}': число должно быть конечным, это слишком велико.`,
-  );
+  return path === '' ? validationFailed(null, 'json_number_too_large') : invalidValue(path, 'finite_number');
 }
 
 function mayHideForbiddenKey(text: string): boolean {
   return (
     text.charCodeAt(0) === 0xfeff || text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')
   );
-}
-
-function validationFailed(param: string | null, english: string, russian: string): GatewayError {
-  return gatewayError('validation_failed', { param, params: { detail_en: english, detail_ru: russian } });
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CACHE_BREAKPOINTS_MARKED } from '../../billing/estimate-request.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
-import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import { invalidParameter, invalidValue } from '../../errors/gateway-error.js';
 import type {
   MessagesBlock,
   MessagesMessage,
@@ -29,19 +29,7 @@ type Part = { type: string } & Record<string, unknown>;
 
 /** 400 naming a field that asks for something a chat-completions request cannot carry. */
 function cannotCarry(param: string, what: string): never {
-  throw validationFailed(
-    param,
-    `Invalid parameter '${param}': ${what} cannot be sent to this model's node.`,
-    `Некорректный параметр '${param}': ${what} нельзя передать узлу этой модели.`,
-  );
-}
-
-function invalid(param: string, expected: string, expectedRu: string): never {
-  throw validationFailed(
-    param,
-    `Invalid parameter '${param}': ${expected}.`,
-    `Некорректный параметр '${param}': ${expectedRu}.`,
-  );
+  throw invalidParameter(param, 'not_for_this_node', { what });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -54,7 +42,7 @@ function blocksOf(content: string | MessagesBlock[]): MessagesBlock[] {
 }
 
 function textOf(block: MessagesBlock, param: string): string {
-  if (typeof block.text !== 'string') invalid(`${param}.text`, 'it must be a string', 'ожидается строка');
+  if (typeof block.text !== 'string') throw invalidValue(`${param}.text`, 'must_be_string');
   return block.text;
 }
 
@@ -185,18 +173,14 @@ function userParts(block: MessagesBlock, param: string): Part[] {
     case 'thinking':
     case 'redacted_thinking':
     case 'tool_use':
-      return invalid(
-        `${param}.type`,
-        `a "${block.type}" block belongs in an assistant turn`,
-        `блок "${block.type}" допустим только в ответе assistant`,
-      );
+      throw invalidParameter(`${param}.type`, 'block_in_assistant_only', { type: block.type });
     default:
       return cannotCarry(param, `a "${block.type}" block`);
   }
 }
 
 function sourceOf(block: MessagesBlock, param: string): Record<string, unknown> {
-  if (!isRecord(block.source)) invalid(`${param}.source`, 'it must be an object', 'ожидается объект');
+  if (!isRecord(block.source)) throw invalidValue(`${param}.source`, 'must_be_object');
   return block.source;
 }
 
@@ -204,16 +188,11 @@ function imagePart(block: MessagesBlock, param: string): Part {
   const source = sourceOf(block, param);
   if (source.type === 'base64') {
     if (typeof source.media_type !== 'string' || typeof source.data !== 'string')
-      invalid(
-        `${param}.source`,
-        'a base64 source needs media_type and data',
-        'источнику base64 нужны media_type и data',
-      );
+      throw invalidParameter(`${param}.source`, 'base64_source_incomplete');
     return { type: 'image_url', image_url: { url: `data:${source.media_type};base64,${source.data}` } };
   }
   if (source.type === 'url') {
-    if (typeof source.url !== 'string' || source.url === '')
-      invalid(`${param}.source.url`, 'it must be a URL', 'ожидается URL');
+    if (typeof source.url !== 'string' || source.url === '') throw invalidValue(`${param}.source.url`, 'must_be_url');
     return { type: 'image_url', image_url: { url: source.url } };
   }
   return cannotCarry(`${param}.source`, `an image source of type "${String(source.type)}"`);
@@ -225,24 +204,19 @@ function documentParts(block: MessagesBlock, param: string): Part[] {
   const title = typeof block.title === 'string' && block.title !== '' ? block.title : undefined;
   if (source.type === 'base64') {
     if (typeof source.data !== 'string' || typeof source.media_type !== 'string')
-      invalid(
-        `${param}.source`,
-        'a base64 source needs media_type and data',
-        'источнику base64 нужны media_type и data',
-      );
+      throw invalidParameter(`${param}.source`, 'base64_source_incomplete');
     const file: Record<string, unknown> = { file_data: `data:${source.media_type};base64,${source.data}` };
     if (title !== undefined) file.filename = title;
     return [{ type: 'file', file }];
   }
   if (source.type === 'text') {
-    if (typeof source.data !== 'string') invalid(`${param}.source.data`, 'it must be a string', 'ожидается строка');
+    if (typeof source.data !== 'string') throw invalidValue(`${param}.source.data`, 'must_be_string');
     return source.data === '' ? [] : [{ type: 'text', text: source.data }];
   }
   if (source.type === 'content') {
     const inner = source.content;
     if (typeof inner === 'string') return inner === '' ? [] : [{ type: 'text', text: inner }];
-    if (!Array.isArray(inner))
-      invalid(`${param}.source.content`, 'it must be a string or blocks', 'ожидается строка или блоки');
+    if (!Array.isArray(inner)) throw invalidValue(`${param}.source.content`, 'must_be_string_or_blocks');
     return inner.flatMap((item: unknown, index) => {
       const where = `${param}.source.content[${index}]`;
       if (!isRecord(item) || (item.type !== 'text' && item.type !== 'image'))
@@ -256,7 +230,7 @@ function documentParts(block: MessagesBlock, param: string): Part[] {
 /** A `tool_result` → a `tool` message with all its text (rule A11), its images for the following user message (A12). */
 function toolMessage(block: MessagesBlock, param: string): { tool: ChatMessage; images: Part[] } {
   if (typeof block.tool_use_id !== 'string' || block.tool_use_id === '')
-    invalid(`${param}.tool_use_id`, 'it must be the id of a tool_use block', 'ожидается id блока tool_use');
+    throw invalidValue(`${param}.tool_use_id`, 'must_be_tool_use_id');
   const texts: string[] = [];
   const images: Part[] = [];
   const content = block.content;
@@ -264,15 +238,14 @@ function toolMessage(block: MessagesBlock, param: string): { tool: ChatMessage; 
   else if (Array.isArray(content)) {
     content.forEach((item: unknown, index) => {
       const where = `${param}.content[${index}]`;
-      if (!isRecord(item) || typeof item.type !== 'string')
-        invalid(where, 'it must be a content block', 'ожидается блок содержимого');
+      if (!isRecord(item) || typeof item.type !== 'string') throw invalidValue(where, 'must_be_content_block');
       for (const part of userParts(item as MessagesBlock, where)) {
         if (part.type === 'text') texts.push(part.text as string);
         else images.push(part);
       }
     });
   } else if (content !== undefined && content !== null) {
-    invalid(`${param}.content`, 'it must be a string or blocks', 'ожидается строка или блоки');
+    throw invalidValue(`${param}.content`, 'must_be_string_or_blocks');
   }
   let text = texts.join('\n');
   if (text === '' && images.length > 0) text = IMAGES_PLACEHOLDER;
@@ -312,11 +285,11 @@ function assistantMessage(
       }
       case 'tool_use': {
         if (typeof block.id !== 'string' || block.id === '')
-          invalid(`${where}.id`, 'it must be a non-empty string', 'ожидается непустая строка');
+          throw invalidValue(`${where}.id`, 'must_be_non_empty_string');
         if (typeof block.name !== 'string' || block.name === '')
-          invalid(`${where}.name`, 'it must be a non-empty string', 'ожидается непустая строка');
+          throw invalidValue(`${where}.name`, 'must_be_non_empty_string');
         const input = block.input ?? {};
-        if (!isRecord(input)) invalid(`${where}.input`, 'it must be an object', 'ожидается объект');
+        if (!isRecord(input)) throw invalidValue(`${where}.input`, 'must_be_object');
         toolCalls.push({
           id: block.id,
           type: 'function',
@@ -360,12 +333,7 @@ function applyTools(request: MessagesRequest, chat: ChatRequest): void {
   const tools: Part[] = [];
   (request.tools ?? []).forEach((tool, index) => {
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') return;
-    if (!isRecord(tool.input_schema))
-      invalid(
-        `tools[${index}].input_schema`,
-        'a client tool needs an input_schema object',
-        'инструменту нужен объект input_schema',
-      );
+    if (!isRecord(tool.input_schema)) throw invalidParameter(`tools[${index}].input_schema`, 'input_schema_required');
     const fn: Record<string, unknown> = { name: tool.name, parameters: tool.input_schema };
     if (typeof tool.description === 'string') fn.description = tool.description;
     const strict = (tool as Record<string, unknown>).strict;
@@ -382,8 +350,7 @@ function applyTools(request: MessagesRequest, chat: ChatRequest): void {
   chat.tools = tools;
   if (choice === undefined) return;
   if (choice.type === 'tool') {
-    if (choice.name === undefined)
-      invalid('tool_choice.name', 'it is required with type "tool"', 'обязателен при type "tool"');
+    if (choice.name === undefined) throw invalidValue('tool_choice.name', 'required_with_tool_type');
     if (!offered.has(choice.name))
       cannotCarry('tool_choice.name', `forcing the tool "${choice.name}", which is not a client tool`);
     chat.tool_choice = { type: 'function', function: { name: choice.name } } as ChatRequest['tool_choice'];

@@ -1,9 +1,8 @@
-import { gatewayError } from '../../errors/gateway-error.js';
+import { gatewayError, invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
 import type { ReasoningArtifact } from './reasoning-artifact.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { namespacedFunctionName } from './tool-names.js';
-import { invalidResponsesParameter } from './translation-error.js';
 
 type Item = Record<string, unknown>;
 /** A chat content part. */
@@ -68,11 +67,7 @@ export function inputToMessages(
       case 'message': {
         const role = item.role;
         if (typeof role !== 'string' || !ROLES.has(role)) {
-          throw invalidResponsesParameter(
-            `${path}.role`,
-            'must be user, assistant, system or developer',
-            'должен быть user, assistant, system или developer',
-          );
+          throw invalidParameter(`${path}.role`, 'must_be_message_role');
         }
         if (role === 'assistant') {
           const { text, refusal } = assistantText(item.content, `${path}.content`);
@@ -128,11 +123,7 @@ export function inputToMessages(
       }
       default:
         if (HOSTED_ITEM.test(type)) return;
-        throw invalidResponsesParameter(
-          `${path}.type`,
-          `the item type '${type}' is not supported`,
-          `тип элемента '${type}' не поддерживается`,
-        );
+        throw invalidParameter(`${path}.type`, 'item_type_unsupported', { type });
     }
   };
 
@@ -152,21 +143,16 @@ function mergeArtifacts(before: ReasoningArtifact | undefined, next: ReasoningAr
 
 function requiredString(value: unknown, path: string, emptyAllowed = false): string {
   if (typeof value !== 'string' || (!emptyAllowed && value === '')) {
-    throw invalidResponsesParameter(path, 'must be a non-empty string', 'должен быть непустой строкой');
+    throw invalidParameter(path, 'must_be_non_empty_string');
   }
   return value;
 }
 
 function partsOf(content: unknown, path: string): Item[] {
-  if (!Array.isArray(content))
-    throw invalidResponsesParameter(
-      path,
-      'must be a string or an array of parts',
-      'должен быть строкой или массивом частей',
-    );
+  if (!Array.isArray(content)) throw invalidParameter(path, 'must_be_string_or_parts');
   return content.map((part, index) => {
     if (part === null || typeof part !== 'object' || typeof (part as Item).type !== 'string') {
-      throw invalidResponsesParameter(`${path}[${index}].type`, 'is required', 'обязателен');
+      throw invalidParameter(`${path}[${index}].type`, 'required');
     }
     return part as Item;
   });
@@ -183,11 +169,9 @@ function assistantText(content: unknown, path: string): { text: string; refusal:
     } else if (part.type === 'refusal') {
       refusal = requiredString(part.refusal, `${path}[${index}].refusal`, true);
     } else {
-      throw invalidResponsesParameter(
-        `${path}[${index}].type`,
-        `the part type '${String(part.type)}' is not supported in an assistant message`,
-        `тип части '${String(part.type)}' не поддерживается в сообщении assistant`,
-      );
+      throw invalidParameter(`${path}[${index}].type`, 'part_type_unsupported_in_assistant', {
+        type: String(part.type),
+      });
     }
   });
   return { text, refusal };
@@ -208,11 +192,7 @@ function inputPart(part: Item, path: string): Part {
       return { type: 'text', text: requiredString(part.text, `${path}.text`, true) };
     case 'input_image': {
       if (typeof part.image_url !== 'string' || part.image_url === '') {
-        throw invalidResponsesParameter(
-          `${path}.image_url`,
-          'is required (images by file_id are not supported)',
-          'обязателен (изображения по file_id не поддерживаются)',
-        );
+        throw invalidParameter(`${path}.image_url`, 'image_url_required');
       }
       const detail =
         part.detail === 'low' || part.detail === 'high' || part.detail === 'auto' ? part.detail : undefined;
@@ -227,20 +207,12 @@ function inputPart(part: Item, path: string): Part {
       if (typeof part.file_id === 'string') file.file_id = part.file_id;
       if (typeof part.filename === 'string') file.filename = part.filename;
       if (file.file_data === undefined && file.file_id === undefined) {
-        throw invalidResponsesParameter(
-          `${path}.file_data`,
-          'is required (files by URL are not supported)',
-          'обязателен (файлы по URL не поддерживаются)',
-        );
+        throw invalidParameter(`${path}.file_data`, 'file_data_required');
       }
       return { type: 'file', file };
     }
     default:
-      throw invalidResponsesParameter(
-        `${path}.type`,
-        `the part type '${String(part.type)}' is not supported`,
-        `тип части '${String(part.type)}' не поддерживается`,
-      );
+      throw invalidParameter(`${path}.type`, 'part_type_unsupported', { type: String(part.type) });
   }
 }
 

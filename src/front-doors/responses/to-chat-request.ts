@@ -1,10 +1,10 @@
+import { invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
 import { inputToMessages, type LocatedItem } from './input-to-messages.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import type { ToolNames } from './tool-names.js';
 import { toolsToChat } from './tools-to-chat.js';
-import { invalidResponsesParameter } from './translation-error.js';
 
 type Item = Record<string, unknown>;
 
@@ -60,12 +60,7 @@ export function toChatRequest(
   if (typeof request.instructions === 'string' && request.instructions !== '') {
     messages.unshift({ role: 'system', content: request.instructions } as ChatMessage);
   }
-  if (messages.length === 0)
-    throw invalidResponsesParameter(
-      'input',
-      'must hold at least one message',
-      'должен содержать хотя бы одно сообщение',
-    );
+  if (messages.length === 0) throw invalidParameter('input', 'at_least_one_message');
   const tools = toolsToChat(request.tools, request.tool_choice, conversation.servedNatively === true);
   const chat: ChatRequest = { model: request.model, messages };
   if (tools.tools !== undefined) {
@@ -101,23 +96,15 @@ function responseFormat(format: Item | null | undefined): ChatRequest['response_
   if (format.type === 'json_object') return { type: 'json_object' };
   if (format.type === 'json_schema') {
     if (typeof format.name !== 'string' || format.name === '') {
-      throw invalidResponsesParameter('text.format.name', 'is required for json_schema', 'обязателен для json_schema');
+      throw invalidParameter('text.format.name', 'required_for_json_schema');
     }
     if (format.schema === null || typeof format.schema !== 'object') {
-      throw invalidResponsesParameter(
-        'text.format.schema',
-        'must be a JSON schema object',
-        'должен быть объектом JSON-схемы',
-      );
+      throw invalidParameter('text.format.schema', 'must_be_json_schema');
     }
     const jsonSchema: Item = { name: format.name, schema: format.schema };
     if (typeof format.strict === 'boolean') jsonSchema.strict = format.strict;
     if (typeof format.description === 'string') jsonSchema.description = format.description;
     return { type: 'json_schema', json_schema: jsonSchema } as ChatRequest['response_format'];
   }
-  throw invalidResponsesParameter(
-    'text.format.type',
-    `the format '${String(format.type)}' is not supported`,
-    `формат '${String(format.type)}' не поддерживается`,
-  );
+  throw invalidParameter('text.format.type', 'format_unsupported', { type: String(format.type) });
 }

@@ -1,6 +1,6 @@
+import { invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { namespacedFunctionName, ToolNames } from './tool-names.js';
-import { invalidResponsesParameter } from './translation-error.js';
 
 type Item = Record<string, unknown>;
 type Typed = { type: string } & Record<string, unknown>;
@@ -47,12 +47,7 @@ export function toolsToChat(
       functionNames.add(name);
     } else if (tool.type === 'namespace') {
       const namespace = toolName(tool.name, `${path}.name`);
-      if (!Array.isArray(tool.tools))
-        throw invalidResponsesParameter(
-          `${path}.tools`,
-          'must be an array of function tools',
-          'должен быть массивом function-инструментов',
-        );
+      if (!Array.isArray(tool.tools)) throw invalidParameter(`${path}.tools`, 'must_be_function_tools');
       (tool.tools as Item[]).forEach((inner, innerIndex) => {
         const innerPath = `${path}.tools[${innerIndex}]`;
         const name = toolName(inner?.name, `${innerPath}.name`);
@@ -73,11 +68,7 @@ export function toolsToChat(
 
 function toolName(name: unknown, path: string): string {
   if (typeof name !== 'string' || name === '' || name.length > 128) {
-    throw invalidResponsesParameter(
-      path,
-      'must be a non-empty string of at most 128 characters',
-      'должен быть непустой строкой не длиннее 128 символов',
-    );
+    throw invalidParameter(path, 'must_be_tool_name');
   }
   return name;
 }
@@ -106,11 +97,7 @@ function chatToolChoice(
   if (object.type === 'function' || object.type === 'custom') {
     const name = toolName(object.name, 'tool_choice.name');
     if (!functionNames.has(name)) {
-      throw invalidResponsesParameter(
-        'tool_choice.name',
-        `no ${String(object.type)} tool named '${name}' is offered`,
-        `инструмент ${String(object.type)} с именем '${name}' не предложен`,
-      );
+      throw invalidParameter('tool_choice.name', 'tool_not_offered', { type: String(object.type), name });
     }
     return { type: 'function', function: { name } } as ChatRequest['tool_choice'];
   }
@@ -119,9 +106,5 @@ function chatToolChoice(
     return anyTools ? mode : undefined;
   }
   if (servedNatively) return undefined;
-  throw invalidResponsesParameter(
-    'tool_choice',
-    `it forces the hosted tool '${String(object.type)}', which the node serving this model cannot run`,
-    `он требует встроенный инструмент '${String(object.type)}', который узел этой модели не выполняет`,
-  );
+  throw invalidParameter('tool_choice', 'hosted_tool_forced', { type: String(object.type) });
 }

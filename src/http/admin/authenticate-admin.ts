@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashKey } from '../../auth/key-registry.js';
 import { gatewayError } from '../../errors/gateway-error.js';
+import { because } from '../../errors/reasons.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -11,12 +12,7 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  */
 export function authenticateAdmin(authorization: string | undefined, adminKey: string | undefined): void {
   if (adminKey === undefined) {
-    throw gatewayError('access_denied', {
-      params: {
-        reason_en: 'the admin API is disabled (no admin_key in the configuration).',
-        reason_ru: 'API администратора отключён (в конфигурации нет admin_key).',
-      },
-    });
+    throw gatewayError('access_denied', { reason: because('admin_api_disabled') });
   }
   const match = authorization === undefined ? null : BEARER.exec(authorization);
   if (match === null) throw gatewayError('authentication_required');

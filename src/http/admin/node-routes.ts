@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../../config/config-error.js';
 import { resolveNode } from '../../config/resolve-config.js';
-import { gatewayError } from '../../errors/gateway-error.js';
+import { gatewayError, invalidValue, validationFailed } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { RequestContext } from '../../context/request-context.js';
-import { schemaValidationFailed, validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import { schemaValidationFailed } from '../../protocol/openai/validate-chat-request.js';
 import type { NodeState } from '../../routing/node-state.js';
 import { validateAddNode } from '../../validation/generated/validate-add-node.js';
 import { readJsonObject } from './read-json-body.js';
@@ -72,15 +72,11 @@ export function nodeRoutes(
         );
         if (!validateAddNode(body)) throw schemaValidationFailed(validateAddNode.errors);
         if (services.routes.hasNode(body.id)) {
-          throw validationFailed('id', `A node "${body.id}" already exists.`, `Узел "${body.id}" уже существует.`);
+          throw validationFailed('id', 'node_exists', { id: body.id });
         }
         body.models.forEach((route, index) => {
           if (!services.models.has(route.model)) {
-            throw validationFailed(
-              `models[${index}].model`,
-              `Unknown model "${route.model}".`,
-              `Неизвестная модель "${route.model}".`,
-            );
+            throw validationFailed(`models[${index}].model`, 'unknown_model', { model: route.model });
           }
         });
         const { models, ...nodeFile } = body;
@@ -90,11 +86,7 @@ export function nodeRoutes(
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
           const param = error.path.replace(/^node\./, '');
-          throw validationFailed(
-            param,
-            `Invalid parameter '${param}': it ${error.problem}.`,
-            `Некорректный параметр '${param}': ${error.problem}.`,
-          );
+          throw invalidValue(param, 'config_check', { problem: error.problem });
         }
         const state = await services.nodes.put(node);
         services.routes.addRuntimeNode({

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import { validationFailed } from '../../errors/gateway-error.js';
 import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { readBody } from '../read-body.js';
 
@@ -13,7 +13,7 @@ export async function readJsonObject(
   const text = await readBody(request, limit, idleTimeoutMs);
   const value = text.trim() === '' ? {} : parseJsonBody(text, maxDepth);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
+    throw validationFailed(null, 'body_not_object');
   }
   return value as Record<string, unknown>;
 }

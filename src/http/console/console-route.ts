@@ -2,9 +2,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { RequestContext } from '../../context/request-context.js';
-import { gatewayError } from '../../errors/gateway-error.js';
+import { gatewayError, invalidParameter } from '../../errors/gateway-error.js';
+import { because } from '../../errors/reasons.js';
 import type { GatewayServices } from '../../gateway-services.js';
-import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
 import { isFromTrustedProxy, trustedProxyList } from '../../limits/client-ip.js';
 import { adminOperationsHandler } from '../admin/admin-route.js';
 import { isAdminKey } from '../admin/authenticate-admin.js';
@@ -49,12 +49,7 @@ function refuseCrossSite(request: IncomingMessage): void {
   const sameOrigin =
     origin === undefined || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
   if ((site !== undefined && site !== 'same-origin') || !sameOrigin) {
-    throw gatewayError('access_denied', {
-      params: {
-        reason_en: 'a console write must come from the console page itself (cross-site request refused).',
-        reason_ru: 'изменения в консоли принимаются только с её собственной страницы (межсайтовый запрос отклонён).',
-      },
-    });
+    throw gatewayError('access_denied', { reason: because('console_cross_site') });
   }
 }
 
@@ -127,11 +122,7 @@ export function consoleRoute(services: GatewayServices) {
       const body = await readJsonObject(request, SIGN_IN_BODY_LIMIT, 4, services.config.http.bodyIdleTimeoutMs);
       const given = body.admin_key;
       if (typeof given !== 'string' || given === '' || given.length > 1024) {
-        throw validationFailed(
-          'admin_key',
-          "Invalid parameter 'admin_key': the admin key is required.",
-          "Некорректный параметр 'admin_key': нужен ключ администратора.",
-        );
+        throw invalidParameter('admin_key', 'admin_key_required');
       }
       const adminKey = services.config.adminKey;
       if (adminKey === undefined || !isAdminKey(given, adminKey)) throw gatewayError('invalid_api_key');
@@ -168,10 +159,7 @@ export function consoleRoute(services: GatewayServices) {
           refuseCrossSite(request);
           if (!sameToken(request.headers[CSRF_HEADER], session.csrfToken)) {
             throw gatewayError('access_denied', {
-              params: {
-                reason_en: `a console write must carry the session's ${CSRF_HEADER} header.`,
-                reason_ru: `изменение в консоли должно нести заголовок сессии ${CSRF_HEADER}.`,
-              },
+              reason: because('console_token_missing', { header: CSRF_HEADER }),
             });
           }
         }

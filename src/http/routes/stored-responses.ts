@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../../context/request-context.js';
-import { gatewayError } from '../../errors/gateway-error.js';
+import { gatewayError, validationFailed } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
 import { inputItemsPage, type InputItemsQuery } from '../../responses-state/input-items-page.js';
@@ -13,19 +13,16 @@ export const STORED_RESPONSE_PATH_PREFIX = '/v1/responses/';
 /** Longer ids are no id the gateway gave out: not found without asking the store. */
 const MAX_ID_LENGTH = 256;
 
-const invalid = (param: string, detailEn: string, detailRu: string) =>
-  gatewayError('validation_failed', { param, params: { detail_en: detailEn, detail_ru: detailRu } });
-
 /** `limit`, `order` and `after` of an input_items query (400 naming the param); `include` is accepted and changes nothing. */
 function inputItemsQueryOf(query: URLSearchParams): InputItemsQuery {
   const limitText = query.get('limit');
   const limit = limitText === null ? 20 : /^\d{1,3}$/.test(limitText) ? Number(limitText) : Number.NaN;
   if (!(limit >= 1 && limit <= 100)) {
-    throw invalid('limit', 'limit must be an integer from 1 to 100.', 'limit должен быть целым числом от 1 до 100.');
+    throw validationFailed('limit', 'input_items_limit');
   }
   const order = query.get('order') ?? 'desc';
   if (order !== 'asc' && order !== 'desc') {
-    throw invalid('order', 'order must be "asc" or "desc".', 'order должен быть "asc" или "desc".');
+    throw validationFailed('order', 'input_items_order');
   }
   return { limit, order, after: query.get('after') ?? undefined };
 }
@@ -71,11 +68,7 @@ export function storedResponsesRoute(services: GatewayServices) {
     }
     const pageQuery = items ? inputItemsQueryOf(query) : undefined;
     if (!items && query.get('stream') === 'true') {
-      throw invalid(
-        'stream',
-        'Stored responses are not kept as event streams: retrieve them without stream.',
-        'Сохранённые ответы не хранятся как потоки событий: запрашивайте их без stream.',
-      );
+      throw validationFailed('stream', 'stored_response_not_stream');
     }
     const stored = id.length > MAX_ID_LENGTH ? undefined : await services.responses.get(owner, id);
     if (stored === undefined) throw notFound();
@@ -85,11 +78,7 @@ export function storedResponsesRoute(services: GatewayServices) {
     }
     const page = inputItemsPage(stored.inputItems, pageQuery);
     if (page === undefined) {
-      throw invalid(
-        'after',
-        `No input item "${pageQuery.after}" in response ${id}.`,
-        `Во входе ответа ${id} нет элемента "${pageQuery.after}".`,
-      );
+      throw validationFailed('after', 'input_item_not_found', { response: id, item: String(pageQuery.after) });
     }
     sendJson(response, context, 200, page);
   };

@@ -4,7 +4,8 @@ import {
   validateCountTokensRequestShape,
   validateMessagesRequestShape,
 } from '../../validation/generated/validate-messages-request.js';
-import { schemaValidationFailed, validationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
+import { invalidParameter, validationFailed } from '../../errors/gateway-error.js';
+import { schemaValidationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
 import type { CountTokensRequest, MessagesRequest } from './messages-request-schema.js';
 
 /**
@@ -27,23 +28,15 @@ function parseWith<T extends { messages: unknown[] }>(
 ): T {
   const parsed = parseJsonBody(body, caps.maxJsonDepth);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
+    throw validationFailed(null, 'body_not_object');
   }
   const messages = (parsed as { messages?: unknown }).messages;
   if (Array.isArray(messages) && messages.length > caps.maxMessages) {
-    throw validationFailed(
-      'messages',
-      `Too many messages: ${messages.length}; at most ${caps.maxMessages} are accepted.`,
-      `Слишком много сообщений: ${messages.length}; допускается не более ${caps.maxMessages}.`,
-    );
+    throw validationFailed('messages', 'too_many_messages', { count: messages.length, limit: caps.maxMessages });
   }
   if (!validate(parsed)) throw schemaValidationFailed(validate.errors);
   if (parsed.messages.length === 0) {
-    throw validationFailed(
-      'messages',
-      "Invalid parameter 'messages': at least one message is required.",
-      "Некорректный параметр 'messages': нужно хотя бы одно сообщение.",
-    );
+    throw invalidParameter('messages', 'at_least_one_message');
   }
   return parsed;
 }

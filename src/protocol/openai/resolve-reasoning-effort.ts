@@ -1,7 +1,7 @@
 import type { ModelConfig, ReasoningEffort } from '../../config/gateway-config.js';
 import { CORE_EFFORTS, REASONING_EFFORTS } from '../../config/reasoning-efforts.js';
 import type { ChatRequest } from './chat-request-schema.js';
-import { validationFailed } from './validate-chat-request.js';
+import { invalidParameter } from '../../errors/gateway-error.js';
 
 /**
  * The effort to send upstream (spec 2.4, PRODUCT.md decisions 6 and 19): the client's value
@@ -17,19 +17,13 @@ export function resolveReasoningEffort(request: ChatRequest, model: ModelConfig)
       request.reasoning_effort !== undefined && request.reasoning_effort !== null
         ? 'reasoning_effort'
         : 'reasoning.effort';
-    const taken =
+    const efforts =
       model.reasoning === undefined
-        ? 'it does not reason'
-        : `it takes ${REASONING_EFFORTS.filter((effort) => CORE_EFFORTS.has(effort) || model.reasoning?.efforts?.has(effort) === true).join(', ')}`;
-    const takenRu =
-      model.reasoning === undefined
-        ? 'модель не поддерживает рассуждения'
-        : 'допустимы только перечисленные в конфигурации модели значения';
-    throw validationFailed(
-      param,
-      `Invalid parameter '${param}': the model "${model.id}" does not take the effort "${asked}"; ${taken}.`,
-      `Некорректный параметр '${param}': модель "${model.id}" не принимает уровень "${asked}"; ${takenRu}.`,
-    );
+        ? undefined
+        : REASONING_EFFORTS.filter(
+            (effort) => CORE_EFFORTS.has(effort) || model.reasoning?.efforts?.has(effort) === true,
+          ).join(', ');
+    throw invalidParameter(param, 'effort_not_taken', { model: model.id, effort: asked, efforts });
   }
   if (model.reasoning === undefined) return undefined;
   return asked ?? model.reasoning.defaultEffort;

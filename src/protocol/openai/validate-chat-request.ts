@@ -1,32 +1,17 @@
 import type { ErrorObject } from 'ajv';
-import { gatewayError, type GatewayError } from '../../errors/gateway-error.js';
-import { truncateForDisplay } from '../../errors/truncate-for-display.js';
+import { invalidParameter, invalidValue, validationFailed, type GatewayError } from '../../errors/gateway-error.js';
 import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { scanJsonText } from '../../validation/scan-json-text.js';
 import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
 import { validateChatRequestShape as validateShape } from '../../validation/generated/validate-chat-request-shape.js';
 import type { ChatRequest } from './chat-request-schema.js';
 
-/** 400 validation_failed naming the parameter, in both languages. */
-export function validationFailed(param: string | null, english: string, russian: string): GatewayError {
-  return gatewayError('validation_failed', { param, params: { detail_en: english, detail_ru: russian } });
-}
-
-/** The path is cut for the message (a key of a megabyte stays a short sentence); `param` gets the same cut. */
-function invalidParameter(param: string, expected: string, expectedRu: string): GatewayError {
-  const shown = truncateForDisplay(param);
-  return validationFailed(
-    param,
-    `Invalid parameter '${shown}': it ${expected}.`,
-    `Некорректный параметр '${shown}': ${expectedRu}.`,
-  );
-}
-
 /** 400 validation_failed for a body a compiled schema rejected, naming the field. */
 export function schemaValidationFailed(errors: readonly ErrorObject[] | null | undefined): GatewayError {
   const error = pickSchemaError(errors);
-  const problem = error ? describeSchemaError(error) : { path: '', expected: 'is invalid', expectedRu: 'некорректен' };
-  return invalidParameter(problem.path, problem.expected, problem.expectedRu);
+  if (error === undefined) return invalidValue('', 'breaks_rule');
+  const { path, problem } = describeSchemaError(error);
+  return validationFailed(path, 'invalid_parameter_value', { what: problem });
 }
 
 /** Caps on one request's size (configuration `http.max_messages`, `http.max_choices`, `http.max_json_depth`). */
@@ -50,7 +35,7 @@ const NO_CAPS: ChatRequestCaps = {
 export function parseChatRequest(body: string, caps: ChatRequestCaps = NO_CAPS): ChatRequest {
   const parsed = parseJsonBody(body, caps.maxJsonDepth);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
+    throw validationFailed(null, 'body_not_object');
   }
   checkCaps(parsed as Record<string, unknown>, caps);
   if (!validateShape(parsed)) throw schemaValidationFailed(validateShape.errors);
@@ -62,18 +47,10 @@ export function parseChatRequest(body: string, caps: ChatRequestCaps = NO_CAPS):
 function checkCaps(body: Record<string, unknown>, caps: ChatRequestCaps): void {
   const { messages, n } = body;
   if (Array.isArray(messages) && messages.length > caps.maxMessages) {
-    throw validationFailed(
-      'messages',
-      `Too many messages: ${messages.length}; at most ${caps.maxMessages} are accepted.`,
-      `Слишком много сообщений: ${messages.length}; допускается не более ${caps.maxMessages}.`,
-    );
+    throw validationFailed('messages', 'too_many_messages', { count: messages.length, limit: caps.maxMessages });
   }
   if (typeof n === 'number' && n > caps.maxChoices) {
-    throw validationFailed(
-      'n',
-      `Invalid parameter 'n': at most ${caps.maxChoices} choices are accepted.`,
-      `Некорректный параметр 'n': допускается не более ${caps.maxChoices} вариантов.`,
-    );
+    throw invalidParameter('n', 'at_most_choices', { limit: caps.maxChoices });
   }
 }
 
@@ -82,32 +59,22 @@ function checkMessages(request: ChatRequest, maxJsonDepth: number): void {
     const hasContent = message.content !== undefined && message.content !== null;
     if (message.role === 'assistant') {
       if (!hasContent && (message.tool_calls === undefined || message.tool_calls.length === 0)) {
-        throw invalidParameter(
-          `messages[${index}].content`,
-          'is required for an assistant message without tool_calls',
-          'обязателен для сообщения assistant без tool_calls',
-        );
+        throw invalidValue(`messages[${index}].content`, 'required_without_tool_calls');
       }
     } else if (!hasContent) {
-      throw invalidParameter(`messages[${index}].content`, 'is required', 'обязателен');
+      throw invalidValue(`messages[${index}].content`, 'required');
     }
     message.tool_calls?.forEach((call, callIndex) => {
       // Arguments are JSON inside a string: translators parse them, so they get the body's depth bound.
       const args = (call as { function?: { arguments?: unknown } }).function?.arguments;
       if (typeof args === 'string' && scanJsonText(args, maxJsonDepth).tooDeep) {
-        throw invalidParameter(
-          `messages[${index}].tool_calls[${callIndex}].function.arguments`,
-          `nests arrays and objects more than ${maxJsonDepth} levels deep`,
-          `массивы и объекты вложены глубже ${maxJsonDepth} уровней`,
-        );
+        throw invalidValue(`messages[${index}].tool_calls[${callIndex}].function.arguments`, 'nested_too_deep', {
+          limit: maxJsonDepth,
+        });
       }
     });
     if (message.role === 'tool' && (message.tool_call_id === undefined || message.tool_call_id === '')) {
-      throw invalidParameter(
-        `messages[${index}].tool_call_id`,
-        'is required for a tool message',
-        'обязателен для сообщения tool',
-      );
+      throw invalidValue(`messages[${index}].tool_call_id`, 'required_for_tool_message');
     }
   });
 }
@@ -116,10 +83,6 @@ function checkReasoningConflict(request: ChatRequest): void {
   const topLevel = request.reasoning_effort ?? undefined;
   const nested = request.reasoning?.effort ?? undefined;
   if (topLevel !== undefined && nested !== undefined && topLevel !== nested) {
-    throw validationFailed(
-      'reasoning_effort',
-      `Conflicting parameters: reasoning_effort is "${topLevel}" but reasoning.effort is "${nested}"; send one of them, or the same value in both.`,
-      `Противоречивые параметры: reasoning_effort = "${topLevel}", а reasoning.effort = "${nested}"; передайте один из них или одинаковые значения.`,
-    );
+    throw validationFailed('reasoning_effort', 'reasoning_effort_conflict', { top_level: topLevel, nested });
   }
 }

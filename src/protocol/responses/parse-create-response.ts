@@ -1,6 +1,7 @@
 import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { validateCreateResponseShape as validateShape } from '../../validation/generated/validate-create-response-shape.js';
-import { schemaValidationFailed, validationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
+import { validationFailed } from '../../errors/gateway-error.js';
+import { schemaValidationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
 import type { CreateResponseRequest } from './create-response-schema.js';
 
 /** Fields of the Responses API that Switchyard does not serve: a 400 naming them (inbound-protocols 2.3). */
@@ -14,15 +15,11 @@ const UNSUPPORTED = ['conversation', 'prompt'] as const;
 export function parseCreateResponse(body: string, caps: ChatRequestCaps): CreateResponseRequest {
   const parsed = parseJsonBody(body, caps.maxJsonDepth);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw validationFailed(null, 'The request body must be a JSON object.', 'Тело запроса должно быть JSON-объектом.');
+    throw validationFailed(null, 'body_not_object');
   }
   const record = parsed as Record<string, unknown>;
   if (Array.isArray(record.input) && record.input.length > caps.maxMessages) {
-    throw validationFailed(
-      'input',
-      `Too many input items: ${record.input.length}; at most ${caps.maxMessages} are accepted.`,
-      `Слишком много элементов input: ${record.input.length}; допускается не более ${caps.maxMessages}.`,
-    );
+    throw validationFailed('input', 'too_many_input_items', { count: record.input.length, limit: caps.maxMessages });
   }
   if (!validateShape(parsed)) throw schemaValidationFailed(validateShape.errors);
   for (const field of UNSUPPORTED) {
@@ -33,9 +30,5 @@ export function parseCreateResponse(body: string, caps: ChatRequestCaps): Create
 }
 
 function unsupported(field: string) {
-  return validationFailed(
-    field,
-    `Unsupported parameter '${field}': this gateway does not serve it.`,
-    `Неподдерживаемый параметр '${field}': шлюз его не обслуживает.`,
-  );
+  return validationFailed(field, 'unsupported_parameter');
 }

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
-import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import { invalidParameter } from '../../errors/gateway-error.js';
 import { Buffer } from 'node:buffer';
 import {
   cacheControlOf,
@@ -160,11 +160,7 @@ function assistantBlocks(message: ChatMessage, param: string): Block[] {
           (block.type === 'redacted_thinking' && typeof block.data === 'string'));
       if (!valid) {
         const where = `${param}.thinking_blocks[${index}]`;
-        throw validationFailed(
-          where,
-          `Invalid parameter '${where}': expected {type: "thinking", thinking, signature} or {type: "redacted_thinking", data}.`,
-          `Некорректный параметр '${where}': ожидается {type: "thinking", thinking, signature} или {type: "redacted_thinking", data}.`,
-        );
+        throw invalidParameter(where, 'thinking_block_shape');
       }
       blocks.push(
         block.type === 'thinking'
@@ -187,11 +183,7 @@ function assistantBlocks(message: ChatMessage, param: string): Block[] {
 
 function toolResult(message: ChatMessage, param: string): Block {
   if (typeof message.tool_call_id !== 'string' || message.tool_call_id === '') {
-    throw validationFailed(
-      `${param}.tool_call_id`,
-      `Invalid parameter '${param}.tool_call_id': a tool message needs the id of the call it answers.`,
-      `Некорректный параметр '${param}.tool_call_id': сообщению tool нужен id вызова, на который оно отвечает.`,
-    );
+    throw invalidParameter(`${param}.tool_call_id`, 'tool_call_id_needed');
   }
   const block: Block = { type: 'tool_result', tool_use_id: message.tool_call_id };
   if (typeof message.content === 'string') {

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
-import { validationFailed } from '../../protocol/openai/validate-chat-request.js';
+import { invalidValue } from '../../errors/gateway-error.js';
 import {
   contentParts,
   fileDataOf,
@@ -91,11 +91,7 @@ export function toGeminiContents(messages: readonly ChatMessage[]): {
       case 'tool': {
         const name = typeof message.tool_call_id === 'string' ? callNames.get(message.tool_call_id) : undefined;
         if (name === undefined) {
-          throw validationFailed(
-            `${param}.tool_call_id`,
-            `Invalid parameter '${param}.tool_call_id': it must name a tool call of an earlier assistant message.`,
-            `Некорректный параметр '${param}.tool_call_id': ожидается id вызова из предыдущего сообщения assistant.`,
-          );
+          throw invalidValue(`${param}.tool_call_id`, 'must_name_earlier_call');
         }
         push('user', [
           {
