@@ -64,6 +64,11 @@ export function toChatRequest(request: MessagesRequest, envelopes: ThinkingSigna
   const system = systemMessage(request.system);
   if (system !== undefined) messages.push(system);
   request.messages.forEach((message, index) => {
+    // A turn of plain text, the usual one, is one chat message as it is (an empty one, none).
+    if (typeof message.content === 'string' && message.role !== 'system') {
+      if (message.content !== '') messages.push({ role: message.role, content: message.content });
+      return;
+    }
     const param = `messages[${index}]`;
     if (message.role === 'system') {
       messages.push({ role: 'system', content: systemContent(blocksOf(message.content), `${param}.content`) });

@@ -41,16 +41,21 @@ function mintedByGateway(block: Record<string, unknown>): boolean {
  * such a block are not copied.
  */
 function withoutForeignThinking(messages: unknown): unknown {
-  if (!Array.isArray(messages)) return messages;
-  let changed = false;
-  const out = messages.map((message: unknown) => {
-    if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.content)) return message;
-    const kept = (message.content as unknown[]).filter((block) => !(isRecord(block) && mintedByGateway(block)));
-    if (kept.length === message.content.length) return message;
-    changed = true;
-    return { ...message, content: kept };
-  });
-  return changed ? out : messages;
+  if (!Array.isArray(messages) || !messages.some(carriesForeignThinking)) return messages;
+  return messages.map((message: unknown) =>
+    carriesForeignThinking(message)
+      ? { ...message, content: message.content.filter((block) => !(isRecord(block) && mintedByGateway(block))) }
+      : message,
+  );
+}
+
+function carriesForeignThinking(message: unknown): message is Record<string, unknown> & { content: unknown[] } {
+  return (
+    isRecord(message) &&
+    message.role === 'assistant' &&
+    Array.isArray(message.content) &&
+    message.content.some((block) => isRecord(block) && mintedByGateway(block))
+  );
 }
 
 /**

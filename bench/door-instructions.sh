@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Instructions per request of one front door on its native path, counted by valgrind's
+# callgrind rather than timed: the same count for the same build whatever else the machine
+# runs, so two builds (or two doors) compare on a noisy VM where bench/front-doors.sh's CPU
+# times swing by 2x between minutes.
+#   bash bench/door-instructions.sh chat|messages|responses json|sse [DIST_DIR] [N1 N2]
+# Runs the gateway (bench/front-doors/config.yaml, node --single-threaded so no compiler or
+# GC thread runs at a varying pace) under callgrind twice, serving N1 (default 1200) and then
+# N2 (default 3200) requests 16 at a time from bench/front-door-mock.mjs; (I2 - I1)/(N2 - N1)
+# is the steady cost of one request, startup and warm-up cancelled out. About ±1 % from run
+# to run. Takes a few minutes; needs valgrind. Uses ports 18150-18151.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+KIT="${BENCH_KIT:-$ROOT/../shared/bench}"
+DOOR=$1 MODE=$2 DIST=${3:-$ROOT/dist} N1=${4:-1200} N2=${5:-3200}
+declare -A PATHS=([chat]=/v1/chat/completions [messages]=/v1/messages [responses]=/v1/responses)
+[[ -n ${PATHS[$DOOR]:-} && ($MODE == json || $MODE == sse) ]] || { echo "usage: $0 chat|messages|responses json|sse [DIST_DIR] [N1 N2]" >&2; exit 1; }
+KEY=sk-bench-0123456789abcdef0123456789abcdef
+WORK=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+setsid node "$ROOT/bench/front-door-mock.mjs" 18151 "$KIT/mock/fixtures" >/dev/null 2>&1 &
+pids+=($!)
+instructions() {
+  local n=$1 out="$WORK/callgrind.$1"
+  BENCH_GATEWAY_PORT=18150 BENCH_MOCK_URL=http://127.0.0.1:18151 valgrind --tool=callgrind --callgrind-out-file="$out" \
+    node --single-threaded "$DIST/cli.js" serve --config "$ROOT/bench/front-doors/config.yaml" >"$WORK/gateway.log" 2>&1 &
+  local gateway=$!
+  for _ in $(seq 900); do curl -sf -o /dev/null http://127.0.0.1:18150/v1/models -H "authorization: Bearer $KEY" && break; sleep 0.2; done
+  node "$ROOT/bench/lib/post-requests.mjs" "http://127.0.0.1:18150${PATHS[$DOOR]}" \
+    "$ROOT/bench/front-doors/$DOOR-$MODE.json" "$n" 16 "$KEY"
+  kill -INT $gateway; wait $gateway || true
+  grep -oE '^summary: [0-9]+' "$out" | grep -oE '[0-9]+'
+}
+first=$(instructions "$N1")
+second=$(instructions "$N2")
+echo "$MODE $DOOR (${PATHS[$DOOR]}), $(basename "$DIST"): $(( (second - first) / (N2 - N1) )) instructions per request"

@@ -1,0 +1,37 @@
+// Sends N POSTs of one body to a URL, C at a time over keep-alive connections, reading every
+// reply whole, then exits; fails when any answer is not 200. Used by bench/door-instructions.sh.
+//   node bench/lib/post-requests.mjs URL BODY_FILE N C API_KEY
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+
+const [url, bodyFile, total, concurrency, key] = process.argv.slice(2);
+const count = Number(total);
+const body = readFileSync(bodyFile);
+const agent = new http.Agent({ keepAlive: true, maxSockets: Number(concurrency) });
+const headers = {
+  'content-type': 'application/json',
+  authorization: `Bearer ${key}`,
+  'anthropic-version': '2023-06-01',
+};
+let sent = 0;
+let done = 0;
+let failed = 0;
+await new Promise((resolve, reject) => {
+  const next = () => {
+    if (sent === count) return;
+    sent++;
+    const request = http.request(url, { method: 'POST', agent, headers }, (response) => {
+      if (response.statusCode !== 200) failed++;
+      response.resume();
+      response.on('end', () => (++done === count ? resolve() : next()));
+    });
+    request.on('error', reject);
+    request.end(body);
+  };
+  for (let i = 0; i < Number(concurrency); i++) next();
+});
+agent.destroy();
+if (failed > 0) {
+  console.error(`post-requests: ${failed} of ${count} answers were not 200`);
+  process.exit(1);
+}
