@@ -18,14 +18,14 @@ declare -A PATHS=([chat]=/v1/chat/completions [messages]=/v1/messages [responses
 KEY=sk-bench-0123456789abcdef0123456789abcdef
 WORK=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done; [[ -n ${KEEP_LOG:-} ]] && cat "$WORK"/gateway.*.log >"$KEEP_LOG"; rm -rf "$WORK"; }
 trap cleanup EXIT
 setsid node "$ROOT/bench/front-door-mock.mjs" 18151 "$KIT/mock/fixtures" >/dev/null 2>&1 &
 pids+=($!)
 instructions() {
   local n=$1 out="$WORK/callgrind.$1"
   BENCH_GATEWAY_PORT=18150 BENCH_MOCK_URL=http://127.0.0.1:18151 valgrind --tool=callgrind --callgrind-out-file="$out" \
-    node --single-threaded "$DIST/cli.js" serve --config "$ROOT/bench/front-doors/config.yaml" >"$WORK/gateway.log" 2>&1 &
+    node --single-threaded "$DIST/cli.js" serve --config "$ROOT/bench/front-doors/config.yaml" >"$WORK/gateway.$n.log" 2>&1 &
   local gateway=$!
   for _ in $(seq 900); do curl -sf -o /dev/null http://127.0.0.1:18150/v1/models -H "authorization: Bearer $KEY" && break; sleep 0.2; done
   node "$ROOT/bench/lib/post-requests.mjs" "http://127.0.0.1:18150${PATHS[$DOOR]}" \

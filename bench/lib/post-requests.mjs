@@ -15,13 +15,14 @@ const headers = {
 };
 let sent = 0;
 let done = 0;
-let failed = 0;
+/** Answers that were not 200, by status. */
+const failed = new Map();
 await new Promise((resolve, reject) => {
   const next = () => {
     if (sent === count) return;
     sent++;
     const request = http.request(url, { method: 'POST', agent, headers }, (response) => {
-      if (response.statusCode !== 200) failed++;
+      if (response.statusCode !== 200) failed.set(response.statusCode, (failed.get(response.statusCode) ?? 0) + 1);
       response.resume();
       response.on('end', () => (++done === count ? resolve() : next()));
     });
@@ -31,7 +32,8 @@ await new Promise((resolve, reject) => {
   for (let i = 0; i < Number(concurrency); i++) next();
 });
 agent.destroy();
-if (failed > 0) {
-  console.error(`post-requests: ${failed} of ${count} answers were not 200`);
+if (failed.size > 0) {
+  const statuses = [...failed].map(([status, times]) => `${times} × ${status}`).join(', ');
+  console.error(`post-requests: answers of ${count} that were not 200: ${statuses}`);
   process.exit(1);
 }
