@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ENVELOPE_PREFIX, isEnvelope } from '../protocol/anthropic/gateway-artifact.js';
+import { remadeOnChange } from './remade-on-change.js';
 
 /** Bytes of HMAC-SHA256 kept: enough that a forged envelope is never accepted. */
 const MAC_BYTES = 16;
@@ -57,18 +58,13 @@ export class ReasoningEnvelope {
  */
 export function gatewayEnvelope(adminKey: () => string | undefined): () => ReasoningEnvelope {
   const processSecret = randomBytes(32);
-  let key: string | undefined;
-  let envelope: ReasoningEnvelope | undefined;
-  return () => {
-    const current = adminKey();
-    if (envelope === undefined || current !== key) {
-      key = current;
-      envelope = new ReasoningEnvelope(
+  return remadeOnChange(
+    adminKey,
+    (current) =>
+      new ReasoningEnvelope(
         current === undefined
           ? processSecret
           : createHmac('sha256', current).update('switchyard reasoning artifacts').digest(),
-      );
-    }
-    return envelope;
-  };
+      ),
+  );
 }

@@ -1,4 +1,5 @@
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
+import { remadeOnChange } from '../remade-on-change.js';
 
 /** What a gateway-minted artifact carries: the node that made the reasoning, and what it needs back. */
 export interface ReasoningArtifact {
@@ -35,16 +36,7 @@ export class ThinkingSignatures {
 
 /** Thinking signatures under the gateway's current envelope (made again only when the envelope changes). */
 export function thinkingSignaturesOf(envelope: () => ReasoningEnvelope): () => ThinkingSignatures {
-  let sealedWith: ReasoningEnvelope | undefined;
-  let signatures: ThinkingSignatures | undefined;
-  return () => {
-    const current = envelope();
-    if (signatures === undefined || current !== sealedWith) {
-      sealedWith = current;
-      signatures = new ThinkingSignatures(current);
-    }
-    return signatures;
-  };
+  return remadeOnChange(envelope, (current) => new ThinkingSignatures(current));
 }
 
 function readSignatures(value: unknown): Record<string, string> | undefined {
