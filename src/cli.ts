@@ -6,7 +6,7 @@ import { loadConfigFile } from './config/load-config.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { ADMIN_USAGE } from './cli/admin-usage.js';
 import { CliUsageError } from './cli/cli-usage-error.js';
-import { limitHeapGrowth } from './lifecycle/limit-heap-growth.js';
+import { tuneV8Heap } from './lifecycle/tune-v8-heap.js';
 
 const USAGE = `Usage:
   switchyard serve [--config FILE]     start the gateway (FILE or $SWITCHYARD_CONFIG; none: the built-in demo)
@@ -37,7 +37,7 @@ async function serve(argv: string[]): Promise<void> {
     args: argv,
     options: { config: { type: 'string', short: 'c' }, port: { type: 'string' } },
   });
-  limitHeapGrowth();
+  tuneV8Heap();
   const { config, demo } = loadConfig(values.config ?? (process.env.SWITCHYARD_CONFIG || undefined));
   const { startGateway } = await import('./main.js');
   const gateway = await startGateway(config, values.port === undefined ? {} : { port: Number(values.port) });

@@ -1,7 +1,8 @@
 // Preloaded into the gateway by bench/alloc-profile.sh (`node --import`): on SIGUSR2 it
 // starts V8's sampling heap profiler, keeping the samples of objects already collected
 // (so it counts what was allocated, not what is still alive), and on the next SIGUSR2
-// writes the profile to $ALLOC_PROFILE.
+// writes the profile to $ALLOC_PROFILE. ALLOC_SURVIVORS=1 leaves out what scavenges collected:
+// what is left is what lived long enough to be promoted (the cause of mark-compacts).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
@@ -15,7 +16,7 @@ process.on('SIGUSR2', () => {
       session.post('HeapProfiler.startSampling', {
         samplingInterval: 2048,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMinorGC: process.env.ALLOC_SURVIVORS !== '1',
       }),
     );
     return;
