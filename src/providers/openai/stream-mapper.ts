@@ -4,7 +4,7 @@ import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL } from '../../streaming/sse-parser.j
 import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
 import type { CallContext, ReplySummary } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
-import { modelField } from '../replace-model-field.js';
+import { modelField, replaceEveryModelField } from '../replace-model-field.js';
 
 /** Options for tests. */
 export interface StreamMapperOptions {
@@ -161,7 +161,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
    * client's model instead. (JSON replies have theirs: replaceModelField.)
    */
   function swapModel(text: string): string {
-    return text.replaceAll(nodeModelField, clientModelField);
+    return replaceEveryModelField(text, nodeModelField, clientModelField);
   }
 
   function mapEachEvent(events: string, from: number, emit: (json: string) => void): StreamSignal {
