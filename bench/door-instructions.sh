@@ -8,7 +8,8 @@
 # GC thread runs at a varying pace) under callgrind twice, serving N1 (default 1200) and then
 # N2 (default 3200) requests 16 at a time from bench/front-door-mock.mjs; (I2 - I1)/(N2 - N1)
 # is the steady cost of one request, startup and warm-up cancelled out. About ±1 % from run
-# to run. Takes a few minutes; needs valgrind. Uses ports 18150-18151.
+# to run. Takes a few minutes; needs valgrind. Uses ports 18150-18151. GATEWAY_NODE_FLAGS
+# (space separated) go to node before the gateway, e.g. `--allocation-site-pretenuring`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KIT="${BENCH_KIT:-$ROOT/../shared/bench}"
@@ -25,7 +26,7 @@ pids+=($!)
 instructions() {
   local n=$1 out="$WORK/callgrind.$1"
   BENCH_GATEWAY_PORT=18150 BENCH_MOCK_URL=http://127.0.0.1:18151 valgrind --tool=callgrind --callgrind-out-file="$out" \
-    node --single-threaded "$DIST/cli.js" serve --config "$ROOT/bench/front-doors/config.yaml" >"$WORK/gateway.$n.log" 2>&1 &
+    node --single-threaded ${GATEWAY_NODE_FLAGS:-} "$DIST/cli.js" serve --config "$ROOT/bench/front-doors/config.yaml" >"$WORK/gateway.$n.log" 2>&1 &
   local gateway=$!
   for _ in $(seq 900); do curl -sf -o /dev/null http://127.0.0.1:18150/v1/models -H "authorization: Bearer $KEY" && break; sleep 0.2; done
   node "$ROOT/bench/lib/post-requests.mjs" "http://127.0.0.1:18150${PATHS[$DOOR]}" \
