@@ -5,7 +5,8 @@ export const HEAP_GROWING_PERCENT = 50;
 
 /**
  * The V8 flags `switchyard serve` sets at start, each named by the pattern that finds an
- * operator's own value of it (which is then left alone):
+ * operator's own value of it on node's command line (which is then left alone; node allows
+ * neither in NODE_OPTIONS):
  *
  * - `--heap-growing-percent=50`. Under load, per-request objects are promoted at a few
  *   MB/s, and V8 then lets the old generation reach up to ~4x what survived the last full
@@ -31,21 +32,18 @@ const TUNING: ReadonlyArray<{ readonly given: RegExp; readonly flag: string }> =
   { given: /^--(no[-_])?allocation[-_]site[-_]pretenuring$/, flag: '--no-allocation-site-pretenuring' },
 ];
 
-/** Where an operator's own V8 flags would be, and how to apply ours. */
+/** Where an operator's own V8 flags would be (node's command line), and how to apply ours. */
 export interface HeapTuningOptions {
   readonly execArgv?: readonly string[];
-  readonly nodeOptions?: string;
   readonly setFlags?: (flags: string) => void;
 }
 
 /** Sets the flags of TUNING the operator did not give; returns them. */
 export function tuneV8Heap(options: HeapTuningOptions = {}): string[] {
   const execArgv = options.execArgv ?? process.execArgv;
-  const nodeOptions = options.nodeOptions ?? process.env.NODE_OPTIONS ?? '';
-  const operators = [...execArgv, ...nodeOptions.split(/\s+/)];
   const set: string[] = [];
   for (const { given, flag } of TUNING) {
-    if (operators.some((argument) => given.test(argument))) continue;
+    if (execArgv.some((argument) => given.test(argument))) continue;
     (options.setFlags ?? setFlagsFromString)(flag);
     set.push(flag);
   }
