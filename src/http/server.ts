@@ -217,11 +217,10 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   function finished(request: IncomingMessage, context: RequestContext, path: string): void {
     const totalMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
     if (OPS_PATHS.has(path)) {
-      if (requestLog.isLevelEnabled('debug'))
-        requestLog.write('debug', { context, method: request.method, path, totalMs });
+      requestLog.write('debug', { context, method: request.method, path, totalMs });
       return;
     }
-    if (requestLog.isLevelEnabled('info')) requestLog.write('info', { context, method: request.method, path, totalMs });
+    requestLog.write('info', { context, method: request.method, path, totalMs });
     services.metrics.observeRequest(context.record, totalMs);
   }
 

@@ -118,7 +118,6 @@ class BatchedStdout implements DestinationStream {
 
 /** Writes the one line per request at info (or debug, for probes). */
 export interface RequestLineLogger {
-  isLevelEnabled(level: 'info' | 'debug'): boolean;
   /** The request is over: its line is written from `source` now, if the logger's level lets it through. */
   write(level: 'info' | 'debug', source: RequestLineSource): void;
 }
@@ -144,7 +143,6 @@ interface PinoWriteState {
 export function requestLineLogger(logger: Logger): RequestLineLogger {
   const state = logger as unknown as PinoWriteState;
   return {
-    isLevelEnabled: (level) => logger.isLevelEnabled(level),
     write: (level, source) => {
       if (!logger.isLevelEnabled(level)) return;
       const fields = JSON.stringify(requestLineFields(source));
