@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { destination, pino, symbols, type DestinationStream, type Logger } from 'pino';
-import { requestLineFields, type RequestLineSource } from './request-line.js';
+import { requestLineMembers, type RequestLineSource } from './request-line.js';
 
 // pino-pretty (with its colour and date helpers) is required only when a pretty logger is
 // made, so a gateway logging JSON never loads it; require keeps createLogger synchronous.
@@ -131,7 +131,7 @@ interface PinoWriteState {
 
 /**
  * The per-request line, for every logger alike (JSON lines, pretty, tests' own): the line's
- * fields serialized by JSON.stringify and written to the logger's own stream as the record
+ * fields serialized by requestLineMembers and written to the logger's own stream as the record
  * pino would write, `{"level":…,"time":…,<bindings>,<fields>,"msg":"request"}`, with the
  * logger's timestamp and bindings. The fields are fixed (ids, status, model, node,
  * attempts, usage, timings; the body only with `log.bodies`), none of them a header or a
@@ -145,9 +145,8 @@ export function requestLineLogger(logger: Logger): RequestLineLogger {
   return {
     write: (level, source) => {
       if (!logger.isLevelEnabled(level)) return;
-      const fields = JSON.stringify(requestLineFields(source));
       const head = `{"level":${logger.levels.values[level]}${state[symbols.timeSym]()}${state[symbols.chindingsSym]}`;
-      state[symbols.streamSym].write(`${head},${fields.slice(1, -1)},"msg":"request"}\n`);
+      state[symbols.streamSym].write(`${head},${requestLineMembers(source)},"msg":"request"}\n`);
     },
   };
 }

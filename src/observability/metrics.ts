@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { CountedAtScrape, type CounterSeries } from './counted-at-scrape.js';
 import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
 import type { RequestRecord } from '../context/request-context.js';
 import type { NodeCondition, NodeState } from '../routing/node-state.js';
@@ -29,8 +30,8 @@ const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0
 /** Bounds the label caches if a long-lived process sees many distinct label sets. */
 const MAX_CACHED_CHILDREN = 10_000;
 
-/** A counter's child for one label set (prom-client's `labels()`). */
-type CounterChild = Counter.Internal;
+/** A counter's series for one label set (counted in a number, handed to prom-client at scrape). */
+type CounterChild = CounterSeries;
 /** A histogram's child for one label set (prom-client's `labels()`). */
 type HistogramChild = Histogram.Internal<string>;
 
@@ -57,20 +58,20 @@ interface NodeChildren {
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  // The per-request families' label children (prom-client's `labels()`) are made once per
-  // label set and kept in the maps below, so a request looks its children up by a string key.
-  // Each child still checks and hashes its labels per call: observeRequest measured ~3.3 µs
-  // of CPU per request in-process, against ~0.7 µs for the hand-made series it replaced
-  // (issue 17: the library's own label children).
-  private readonly requests: Counter<'front_door' | 'model' | 'status' | 'code'>;
-  private readonly rejections: Counter<'code'>;
+  // The per-request families' series are made once per label set and kept in the maps below,
+  // so a request looks them up by a string key. The histograms' are prom-client's own label
+  // children, which check and hash their labels per call (~0.6 µs each in-process); the
+  // counters' count in numbers handed to prom-client at scrape (CountedAtScrape), ~0.01
+  // against ~0.48 µs per increment for a prom-client child (`node` in-process, this VM).
+  private readonly requests: CountedAtScrape<'front_door' | 'model' | 'status' | 'code'>;
+  private readonly rejections: CountedAtScrape<'code'>;
   private readonly duration: Histogram<'model' | 'stream'>;
   private readonly firstByte: Histogram<'model' | 'stream'>;
   private readonly overhead: Histogram<'stream'>;
-  private readonly tokens: Counter<'model' | 'kind'>;
-  private readonly cost: Counter<'model'>;
-  private readonly attempts: Counter<'node' | 'outcome'>;
-  private readonly failovers: Counter<'node'>;
+  private readonly tokens: CountedAtScrape<'model' | 'kind'>;
+  private readonly cost: CountedAtScrape<'model'>;
+  private readonly attempts: CountedAtScrape<'node' | 'outcome'>;
+  private readonly failovers: CountedAtScrape<'node'>;
   private readonly dropped: Counter;
   private readonly overCap: Counter<'node'>;
   private readonly requestChildren = new Map<string, CounterChild>();
@@ -90,13 +91,13 @@ export class GatewayMetrics {
   ) {
     const registers = [this.registry];
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
+    this.requests = new CountedAtScrape({
       name: 'switchyard_requests_total',
       help: 'Requests answered, by front door (client protocol), model, HTTP status and error code ("" on success).',
       labelNames: ['front_door', 'model', 'status', 'code'],
       registers,
     });
-    this.rejections = new Counter({
+    this.rejections = new CountedAtScrape({
       name: 'switchyard_rejections_total',
       help: 'Requests the gateway refused before any node was tried (validation, auth, rate limits, money…), by error code.',
       labelNames: ['code'],
@@ -123,25 +124,25 @@ export class GatewayMetrics {
       buckets: OVERHEAD_BUCKETS,
       registers,
     });
-    this.tokens = new Counter({
+    this.tokens = new CountedAtScrape({
       name: 'switchyard_tokens_total',
       help: 'Tokens of replies, by model and kind (prompt, completion), as the node reported them or as estimated.',
       labelNames: ['model', 'kind'],
       registers,
     });
-    this.cost = new Counter({
+    this.cost = new CountedAtScrape({
       name: 'switchyard_cost_usd_total',
       help: 'Cost booked, in USD, by model.',
       labelNames: ['model'],
       registers,
     });
-    this.attempts = new Counter({
+    this.attempts = new CountedAtScrape({
       name: 'switchyard_node_attempts_total',
       help: 'Node attempts, by node and outcome (ok, failed, aborted).',
       labelNames: ['node', 'outcome'],
       registers,
     });
-    this.failovers = new Counter({
+    this.failovers = new CountedAtScrape({
       name: 'switchyard_failovers_total',
       help: 'Failed node attempts that were followed by an attempt on another node, by the node that failed.',
       labelNames: ['node'],
@@ -258,7 +259,7 @@ export class GatewayMetrics {
     const label = this.modelLabel(model);
     let child = this.costChildren.get(label);
     if (child === undefined) {
-      child = this.cost.labels({ model: label });
+      child = this.cost.series(label, () => ({ model: label }));
       this.costChildren.set(label, child);
     }
     child.inc(usd);
@@ -316,7 +317,7 @@ export class GatewayMetrics {
   private rejectionChild(code: string): CounterChild {
     let child = this.rejectionChildren.get(code);
     if (child === undefined) {
-      child = this.rejections.labels({ code });
+      child = this.rejections.series(code, () => ({ code }));
       cacheChild(this.rejectionChildren, code, child);
     }
     return child;
@@ -326,7 +327,7 @@ export class GatewayMetrics {
     const key = `${frontDoor}\u0000${model}\u0000${status}\u0000${code}`;
     let child = this.requestChildren.get(key);
     if (child === undefined) {
-      child = this.requests.labels({ front_door: frontDoor, model, status: String(status), code });
+      child = this.requests.series(key, () => ({ front_door: frontDoor, model, status: String(status), code }));
       cacheChild(this.requestChildren, key, child);
     }
     return child;
@@ -341,8 +342,8 @@ export class GatewayMetrics {
         duration: this.duration.labels({ model, stream: streamLabel }),
         firstByte: this.firstByte.labels({ model, stream: streamLabel }),
         overhead: this.overhead.labels({ stream: streamLabel }),
-        promptTokens: this.tokens.labels({ model, kind: 'prompt' }),
-        completionTokens: this.tokens.labels({ model, kind: 'completion' }),
+        promptTokens: this.tokens.series(`${model}\u0000prompt`, () => ({ model, kind: 'prompt' })),
+        completionTokens: this.tokens.series(`${model}\u0000completion`, () => ({ model, kind: 'completion' })),
       };
       cacheChild(this.modelChildren, key, children);
     }
@@ -353,10 +354,10 @@ export class GatewayMetrics {
     let children = this.nodeChildren.get(node);
     if (children === undefined) {
       children = {
-        ok: this.attempts.labels({ node, outcome: 'ok' }),
-        failed: this.attempts.labels({ node, outcome: 'failed' }),
-        aborted: this.attempts.labels({ node, outcome: 'aborted' }),
-        failovers: this.failovers.labels({ node }),
+        ok: this.attempts.series(`${node}\u0000ok`, () => ({ node, outcome: 'ok' })),
+        failed: this.attempts.series(`${node}\u0000failed`, () => ({ node, outcome: 'failed' })),
+        aborted: this.attempts.series(`${node}\u0000aborted`, () => ({ node, outcome: 'aborted' })),
+        failovers: this.failovers.series(node, () => ({ node })),
       };
       cacheChild(this.nodeChildren, node, children);
     }

@@ -13,106 +13,73 @@ export interface RequestLineSource {
   readonly totalMs: number;
 }
 
-/** One node attempt in a request's log line. */
-export interface RequestLineAttempt {
-  node: string;
-  ms: number | null;
-  status?: number | null;
-  error?: string;
-}
-
-/** The billed tokens in a request's log line, flat. */
-export interface RequestLineUsage {
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-  cached_tokens: number | null;
-  reasoning_tokens: number | null;
-}
-
-/** The fields of a request's log line, in the order they are written; undefined ones are left out. */
-export interface RequestLineFields {
-  request_id: string;
-  correlation_id: string;
-  method?: string;
-  path: string;
-  status?: number | null;
-  error_code?: string;
-  key_prefix?: string;
-  account?: string;
-  /** The client-facing protocol: chat, messages or responses. */
-  front_door: string;
-  model?: string;
-  stream: boolean;
-  node?: string;
-  attempts?: RequestLineAttempt[];
-  usage?: RequestLineUsage;
-  usage_estimated?: boolean;
-  cost_usd: number | null;
-  finish_reason?: string;
-  first_byte_ms?: number | null;
-  total_ms: number | null;
-  client_aborted: boolean;
-  request_body?: string;
-}
-
 /**
- * The fields of a request's log line, for the logger to write, in their order. A field
- * without a value is undefined, which the logger leaves out (as JSON.stringify does);
- * `cost_usd` is null until a cost is booked. `usage` is the tokens the request is billed
- * on, flat. The client's model and path are cut to a bounded length with a marker
- * (truncateForDisplay): a 1 MB model name makes a short line. Non-finite numbers are null.
+ * The members of a request's log line as JSON text, without the braces:
+ * `"request_id":…,"correlation_id":…,…,"client_aborted":false`, in this order: request_id,
+ * correlation_id, method, path, status, error_code, key_prefix, account, front_door, model,
+ * stream, node, attempts, usage, usage_estimated, cost_usd, finish_reason, first_byte_ms,
+ * total_ms, client_aborted, request_body. Written member by member, every string through
+ * JSON.stringify (client input such as the model or path is escaped), rather than as an
+ * object of twenty-odd fields for JSON.stringify to walk: 2.4 against 3.4–3.8 µs for a
+ * chat request's line (`node` in-process, one core of this VM), and no object per request
+ * for the collector. Members without a value are left out,
+ * as JSON.stringify would; `cost_usd` is null until a cost is booked; non-finite numbers are
+ * null. `usage` is the tokens the request is billed on, flat. The client's model and path
+ * are cut to a bounded length with a marker (truncateForDisplay): a 1 MB model name makes a
+ * short line.
  */
-export function requestLineFields({ context, method, path, totalMs }: RequestLineSource): RequestLineFields {
+export function requestLineMembers({ context, method, path, totalMs }: RequestLineSource): string {
   const record = context.record;
+  let line = `"request_id":${JSON.stringify(context.requestId)},"correlation_id":${JSON.stringify(context.correlationId)}`;
+  if (method !== undefined) line += `,"method":${JSON.stringify(method)}`;
+  line += `,"path":${JSON.stringify(truncateForDisplay(path))}`;
+  if (record.status !== undefined) line += `,"status":${number(record.status)}`;
+  if (record.errorCode !== undefined) line += `,"error_code":${JSON.stringify(record.errorCode)}`;
+  if (record.keyPrefix !== undefined) line += `,"key_prefix":${JSON.stringify(record.keyPrefix)}`;
+  if (record.accountId !== undefined) line += `,"account":${JSON.stringify(record.accountId)}`;
+  // Typed as always set; a record made outside the server (tests, tools) may lack it.
+  if ((record.frontDoor as string | undefined) !== undefined)
+    line += `,"front_door":${JSON.stringify(record.frontDoor)}`;
+  if (record.model !== undefined) line += `,"model":${JSON.stringify(truncateForDisplay(record.model))}`;
+  line += `,"stream":${record.stream}`;
   const attempts = record.attempts;
-  const last = attempts[attempts.length - 1];
-  return {
-    request_id: context.requestId,
-    correlation_id: context.correlationId,
-    method,
-    path: truncateForDisplay(path),
-    status: record.status === undefined ? undefined : number(record.status),
-    error_code: record.errorCode,
-    key_prefix: record.keyPrefix,
-    account: record.accountId,
-    front_door: record.frontDoor,
-    model: record.model === undefined ? undefined : truncateForDisplay(record.model),
-    stream: record.stream,
-    node: last?.node,
-    attempts: last === undefined ? undefined : attempts.map(attemptFields),
-    usage: record.usage === undefined ? undefined : usageFields(record.usage),
-    usage_estimated: record.usageEstimated,
-    cost_usd: number(record.costUsd),
-    finish_reason: record.finishReason,
-    first_byte_ms: record.firstByteMs === undefined ? undefined : number(record.firstByteMs),
-    total_ms: number(totalMs),
-    client_aborted: record.clientAborted,
-    request_body: record.requestBody?.slice(0, MAX_LOGGED_BODY),
-  };
+  if (attempts.length > 0) {
+    line += `,"node":${JSON.stringify((attempts[attempts.length - 1] as AttemptRecord).node)},"attempts":[`;
+    for (let index = 0; index < attempts.length; index++) {
+      line += (index === 0 ? '' : ',') + attemptJson(attempts[index] as AttemptRecord);
+    }
+    line += ']';
+  }
+  if (record.usage !== undefined) line += `,"usage":${usageJson(record.usage)}`;
+  if (record.usageEstimated !== undefined) line += `,"usage_estimated":${record.usageEstimated}`;
+  line += `,"cost_usd":${number(record.costUsd)}`;
+  if (record.finishReason !== undefined) line += `,"finish_reason":${JSON.stringify(record.finishReason)}`;
+  if (record.firstByteMs !== undefined) line += `,"first_byte_ms":${number(record.firstByteMs)}`;
+  line += `,"total_ms":${number(totalMs)},"client_aborted":${record.clientAborted}`;
+  if (record.requestBody !== undefined) {
+    line += `,"request_body":${JSON.stringify(record.requestBody.slice(0, MAX_LOGGED_BODY))}`;
+  }
+  return line;
 }
 
-function attemptFields(attempt: AttemptRecord): RequestLineAttempt {
-  return {
-    node: attempt.node,
-    ms: number(attempt.ms),
-    status: attempt.status === undefined ? undefined : number(attempt.status),
-    error: attempt.error,
-  };
+function attemptJson(attempt: AttemptRecord): string {
+  let json = `{"node":${JSON.stringify(attempt.node)},"ms":${number(attempt.ms)}`;
+  if (attempt.status !== undefined) json += `,"status":${number(attempt.status)}`;
+  if (attempt.error !== undefined) json += `,"error":${JSON.stringify(attempt.error)}`;
+  return `${json}}`;
 }
 
 /** The billed tokens (`bookUsage`: the node's counts or an estimate); cached and reasoning 0 when not given. */
-function usageFields(usage: Usage): RequestLineUsage {
-  return {
-    prompt_tokens: number(usage.prompt_tokens),
-    completion_tokens: number(usage.completion_tokens),
-    total_tokens: number(usage.total_tokens),
-    cached_tokens: number(usage.prompt_tokens_details?.cached_tokens ?? 0),
-    reasoning_tokens: number(usage.completion_tokens_details?.reasoning_tokens ?? 0),
-  };
+function usageJson(usage: Usage): string {
+  return (
+    `{"prompt_tokens":${number(usage.prompt_tokens)},"completion_tokens":${number(usage.completion_tokens)}` +
+    `,"total_tokens":${number(usage.total_tokens)}` +
+    `,"cached_tokens":${number(usage.prompt_tokens_details?.cached_tokens ?? 0)}` +
+    `,"reasoning_tokens":${number(usage.completion_tokens_details?.reasoning_tokens ?? 0)}}`
+  );
 }
 
-/** A number as JSON writes it: `null` for NaN, ±Infinity and a missing value. */
+/** A number as JSON writes it: `null` for NaN, ±Infinity and a missing value, so the line stays JSON. */
 function number(value: number | null | undefined): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
