@@ -27,7 +27,7 @@ class PendingSeries implements CounterSeries {
  * series appears at the first scrape after its first count, as it would.
  */
 export class CountedAtScrape<Label extends string> {
-  readonly counter: Counter<Label>;
+  private readonly counter: Counter<Label>;
   private readonly bound = new Map<string, PendingSeries>();
 
   constructor(config: {
@@ -47,6 +47,11 @@ export class CountedAtScrape<Label extends string> {
         }
       },
     });
+  }
+
+  /** The series bound under `key`, if one was: the hot path's look-up, nothing allocated. */
+  get(key: string): CounterSeries | undefined {
+    return this.bound.get(key);
   }
 
   /**

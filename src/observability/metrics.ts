@@ -30,8 +30,6 @@ const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0
 /** Bounds the label caches if a long-lived process sees many distinct label sets. */
 const MAX_CACHED_CHILDREN = 10_000;
 
-/** A counter's series for one label set (counted in a number, handed to prom-client at scrape). */
-type CounterChild = CounterSeries;
 /** A histogram's child for one label set (prom-client's `labels()`). */
 type HistogramChild = Histogram.Internal<string>;
 
@@ -39,15 +37,15 @@ interface ModelChildren {
   readonly duration: HistogramChild;
   readonly firstByte: HistogramChild;
   readonly overhead: HistogramChild;
-  readonly promptTokens: CounterChild;
-  readonly completionTokens: CounterChild;
+  readonly promptTokens: CounterSeries;
+  readonly completionTokens: CounterSeries;
 }
 
 interface NodeChildren {
-  readonly ok: CounterChild;
-  readonly failed: CounterChild;
-  readonly aborted: CounterChild;
-  readonly failovers: CounterChild;
+  readonly ok: CounterSeries;
+  readonly failed: CounterSeries;
+  readonly aborted: CounterSeries;
+  readonly failovers: CounterSeries;
 }
 
 /**
@@ -74,11 +72,8 @@ export class GatewayMetrics {
   private readonly failovers: CountedAtScrape<'node'>;
   private readonly dropped: Counter;
   private readonly overCap: Counter<'node'>;
-  private readonly requestChildren = new Map<string, CounterChild>();
-  private readonly rejectionChildren = new Map<string, CounterChild>();
   private readonly modelChildren = new Map<string, ModelChildren>();
   private readonly nodeChildren = new Map<string, NodeChildren>();
-  private readonly costChildren = new Map<string, CounterChild>();
 
   /**
    * `processMetrics: false` (metrics turned off) leaves out prom-client's default process
@@ -257,12 +252,7 @@ export class GatewayMetrics {
   recordCost(model: string, usd: number): void {
     if (!(usd > 0) || !Number.isFinite(usd)) return;
     const label = this.modelLabel(model);
-    let child = this.costChildren.get(label);
-    if (child === undefined) {
-      child = this.cost.series(label, () => ({ model: label }));
-      this.costChildren.set(label, child);
-    }
-    child.inc(usd);
+    (this.cost.get(label) ?? this.cost.series(label, () => ({ model: label }))).inc(usd);
   }
 
   /** A node reported more output than the cap it was sent (configured node ids only: a bounded label). */
@@ -314,23 +304,16 @@ export class GatewayMetrics {
     return this.sources.isKnownModel(model) ? model : OTHER_MODEL;
   }
 
-  private rejectionChild(code: string): CounterChild {
-    let child = this.rejectionChildren.get(code);
-    if (child === undefined) {
-      child = this.rejections.series(code, () => ({ code }));
-      cacheChild(this.rejectionChildren, code, child);
-    }
-    return child;
+  private rejectionChild(code: string): CounterSeries {
+    return this.rejections.get(code) ?? this.rejections.series(code, () => ({ code }));
   }
 
-  private requestChild(frontDoor: string, model: string, status: number, code: string): CounterChild {
+  private requestChild(frontDoor: string, model: string, status: number, code: string): CounterSeries {
     const key = `${frontDoor}\u0000${model}\u0000${status}\u0000${code}`;
-    let child = this.requestChildren.get(key);
-    if (child === undefined) {
-      child = this.requests.series(key, () => ({ front_door: frontDoor, model, status: String(status), code }));
-      cacheChild(this.requestChildren, key, child);
-    }
-    return child;
+    return (
+      this.requests.get(key) ??
+      this.requests.series(key, () => ({ front_door: frontDoor, model, status: String(status), code }))
+    );
   }
 
   private modelChildrenFor(model: string, stream: boolean): ModelChildren {
