@@ -14,6 +14,7 @@ import { nanoToUsd } from './money.js';
 import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices, type PricedTokens } from './prices.js';
 import { holdShortfall, type HoldRequest, type SpendHoldBook } from './spend-hold-book.js';
 import { tokenCounter } from './token-counter.js';
+import { reservedPromptTokens } from './unresolved-inputs.js';
 import { isoNow } from '../time/iso-now.js';
 
 const NO_TOKENS = { prompt: 0, cached: 0, cacheWrite: 0, cacheWrite1h: 0, completion: 0, reasoning: 0 };
@@ -213,7 +214,14 @@ export class Billing {
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
     const cap = outputCapOf(request, model, promptTokens, effort);
-    const costNano = worstCaseCost(promptTokens, cap.tokens * (request.n ?? 1), prices, marksCacheBreakpoints(request));
+    // Input the gateway cannot size is reserved at the model's bound for it (unresolved-inputs.ts).
+    const reservedPrompt = reservedPromptTokens(request, model, promptTokens);
+    const costNano = worstCaseCost(
+      reservedPrompt,
+      cap.tokens * (request.n ?? 1),
+      prices,
+      marksCacheBreakpoints(request),
+    );
     const estimate: CostEstimate = { model, prices, costNano, cap, promptTokens };
     const holds = this.holds;
     if (holds !== undefined && !holds.covers(key, account, costNano))

@@ -171,6 +171,8 @@ const ModelSchema = Type.Object(
     max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     /** The output cap sent to nodes (and reserved) when the client sends none; clamped to `max_output_tokens` (a reasoning request may get more room: docs/reasoning.md). */
     default_max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Prompt tokens reserved for each input the gateway cannot size (an unresolved `item_reference`, a file by id); default `context_length` (docs/security-and-limits.md). */
+    unresolved_input_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     reasoning: Type.Optional(ModelReasoningSchema),
     pricing: Type.Optional(PricingSchema),
     routes: Type.Array(RouteSchema, { minItems: 1 }),

@@ -120,6 +120,11 @@ export interface ModelConfig {
   readonly maxOutputTokens: number | undefined;
   /** The output cap sent to every node (and reserved) when the client gave none; clamped to `maxOutputTokens`. */
   readonly defaultMaxTokens: number | undefined;
+  /**
+   * Prompt tokens reserved for each input a node may be sent whose size the gateway cannot
+   * know (`unresolved_input_tokens`); absent: the whole `contextLength` bounds the prompt.
+   */
+  readonly unresolvedInputTokens?: number;
   /** Absent: not a reasoning model, reasoning parameters are dropped. */
   readonly reasoning: ModelReasoningSettings | undefined;
   /** Absent: a free model. */

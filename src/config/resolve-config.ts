@@ -229,6 +229,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       contextLength: model.context_length,
       maxOutputTokens: model.max_output_tokens,
       defaultMaxTokens: model.default_max_tokens,
+      unresolvedInputTokens: model.unresolved_input_tokens,
       reasoning: model.reasoning && resolveReasoning(model.reasoning, `models[${modelIndex}].reasoning`, source),
       pricing: model.pricing && {
         input: model.pricing.input,

@@ -349,6 +349,14 @@ export const REASONS = {
       `Противоречивые параметры: reasoning_effort = "${p.top_level}", а reasoning.effort = "${p.nested}"; передайте один из них или одинаковые значения.`,
   }),
 
+  // The reservation (docs/security-and-limits.md, "Input the gateway cannot size").
+  input_size_unbounded: reasonTexts<{ model: string }>({
+    en: (p) =>
+      `The request carries input whose size the gateway cannot know (an item_reference it does not store, or a file by id), and model "${p.model}" has no bound for it (context_length or unresolved_input_tokens), so its cost cannot be reserved; send the content itself.`,
+    ru: (p) =>
+      `Запрос содержит вход, размер которого шлюзу неизвестен (item_reference, которого он не хранит, или файл по id), а у модели "${p.model}" для него нет границы (context_length или unresolved_input_tokens), поэтому его стоимость нельзя зарезервировать; передайте само содержимое.`,
+  }),
+
   // Stored responses (Responses API).
   conversation_too_long: reasonTexts<{ limit: number }>({
     en: (p) =>

@@ -387,13 +387,50 @@ const CARRIED_BLOCKS: ReadonlySet<string> = new Set([
   'thinking',
   'redacted_thinking',
 ]);
-/** Image and document sources the chat form carries. */
-const CARRIED_SOURCES: ReadonlySet<string> = new Set(['base64', 'url', 'text', 'content']);
+/** Image and document sources the chat form carries (documentParts, imagePart). */
+const CARRIED_SOURCES: Readonly<Record<'image' | 'document', ReadonlySet<string>>> = {
+  image: new Set(['base64', 'url']),
+  document: new Set(['base64', 'text', 'content']),
+};
 
 function carried(block: unknown): boolean {
   if (!isRecord(block) || typeof block.type !== 'string' || !CARRIED_BLOCKS.has(block.type)) return false;
   if (block.type !== 'image' && block.type !== 'document') return true;
-  return isRecord(block.source) && typeof block.source.type === 'string' && CARRIED_SOURCES.has(block.source.type);
+  return (
+    isRecord(block.source) &&
+    typeof block.source.type === 'string' &&
+    CARRIED_SOURCES[block.type].has(block.source.type)
+  );
+}
+
+/**
+ * Whether a block names content an Anthropic node fetches itself, so its size is unknown
+ * here: a file by id (an image or document `source: {type: "file"}`, a `container_upload`)
+ * or a document by URL.
+ */
+function namesUnseenContent(block: unknown): boolean {
+  if (!isRecord(block)) return false;
+  if (block.type === 'container_upload') return true;
+  if (block.type !== 'image' && block.type !== 'document') return false;
+  const source = isRecord(block.source) ? block.source.type : undefined;
+  return source === 'file' || (block.type === 'document' && source === 'url');
+}
+
+/**
+ * How many blocks of the request (tool results' included) name content the gateway cannot
+ * size: carriedByChat leaves them out, and the reservation bounds each (billing/unresolved-inputs.ts).
+ */
+export function unresolvedBlocks(request: MessagesRequest): number {
+  let count = 0;
+  for (const message of request.messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content as unknown[]) {
+      if (namesUnseenContent(block)) count++;
+      else if (isRecord(block) && block.type === 'tool_result' && Array.isArray(block.content))
+        count += (block.content as unknown[]).filter(namesUnseenContent).length;
+    }
+  }
+  return count;
 }
 
 function carriedContent<T>(content: T): T {

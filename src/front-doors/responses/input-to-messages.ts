@@ -19,6 +19,8 @@ export interface LocatedItem {
 export interface TranslatedInput {
   readonly messages: ChatMessage[];
   readonly reasoningNode: string | undefined;
+  /** `item_reference`s left out for a native node to resolve: their size is unknown here, the reservation bounds it. */
+  readonly unresolvedReferences: number;
 }
 
 /** Item types that replay OpenAI-side state (hosted tools, compaction): only a native node can read them. */
@@ -46,6 +48,7 @@ export function inputToMessages(
   const messages: ChatMessage[] = [];
   let pendingReasoning: ReasoningArtifact | undefined;
   let reasoningNode: string | undefined;
+  let unresolvedReferences = 0;
 
   /** The assistant message tool calls join: the last message when it is an assistant one, else a new one. */
   const assistantMessage = (): ChatMessage => {
@@ -114,7 +117,10 @@ export function inputToMessages(
       case 'item_reference': {
         const id = requiredString(item.id, `${path}.id`);
         const referenced = references.get(id);
-        if (referenced === undefined && servedNatively && depth === 0) return;
+        if (referenced === undefined && servedNatively && depth === 0) {
+          unresolvedReferences++;
+          return;
+        }
         if (referenced === undefined || depth > 0) {
           throw gatewayError('not_found', { param: path, params: { kind: 'item', id } });
         }
@@ -128,7 +134,7 @@ export function inputToMessages(
   };
 
   for (const { item, path } of items) mapItem(item, path, 0);
-  return { messages, reasoningNode };
+  return { messages, reasoningNode, unresolvedReferences };
 }
 
 function mergeArtifacts(before: ReasoningArtifact | undefined, next: ReasoningArtifact): ReasoningArtifact {
