@@ -267,8 +267,8 @@ models:
       assert.ok(outcome.served >= 1);
     });
 
-    test(`${BURST} concurrent input_file parts by file_id (Responses) and file parts by file_id (Chat Completions): no more than the limit`, async () => {
-      for (const door of ['responses', 'chat'] as const) {
+    for (const door of ['responses', 'chat'] as const)
+      test(`${BURST} concurrent files by file_id on the ${door} door (input_file / file parts): no more than the limit`, async () => {
         const { keyId, secret } = await limitedKey(`file-${door}`);
         const client = openaiClient(gateway.baseUrl, secret);
         const outcome = await burst((index) =>
@@ -307,8 +307,7 @@ models:
           `${door}: spent ${spent / 1e9} USD ≤ ${LIMIT_USD} (${JSON.stringify(outcome)})`,
         );
         assert.ok(outcome.served >= 1, door);
-      }
-    });
+      });
 
     test(`${BURST} concurrent Messages with a document by file id to an Anthropic node: no more than the limit`, async () => {
       const { keyId, secret } = await limitedKey('file-messages');

@@ -4,7 +4,7 @@ import { isGatewayError } from '../../errors/gateway-error.js';
 import { parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
 import { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { ThinkingSignatures } from './thinking-signatures.js';
-import { toChatRequest } from './to-chat-request.js';
+import { carriedByChat, toChatRequest, unresolvedBlocks } from './to-chat-request.js';
 
 const envelopes = new ThinkingSignatures(new ReasoningEnvelope(Buffer.from('test-secret')));
 const CAPS = { maxMessages: 100, maxChoices: 1, maxJsonDepth: 64 };
@@ -252,4 +252,59 @@ test('400s name the parameter: bad shapes, demands the chat form cannot carry', 
     'tool_choice.name',
   );
   rejects({ messages: [{ role: 'user', content: 'x' }], container: 'c1' }, 'container');
+});
+
+test('for a native-only model, blocks naming content the node fetches (files by id, container uploads, documents by URL) are left out and counted as unresolved', () => {
+  const request = parseMessagesRequest(
+    JSON.stringify({
+      model: 'm',
+      max_tokens: 16,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'document', source: { type: 'file', file_id: 'file_1' } },
+            { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
+            { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+            { type: 'container_upload', file_id: 'file_2' },
+            { type: 'text', text: 'Read these.' },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'look', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 't1',
+              content: [{ type: 'image', source: { type: 'file', file_id: 'f3' } }],
+            },
+          ],
+        },
+      ],
+    }),
+    CAPS,
+  );
+  assert.equal(
+    unresolvedBlocks(request),
+    4,
+    'two files by id, one upload, one document by URL; an image by URL is carried',
+  );
+  const { chat } = toChatRequest(carriedByChat(request), envelopes);
+  assert.deepEqual(chat.messages[0], {
+    role: 'user',
+    content: [
+      { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+      { type: 'text', text: 'Read these.' },
+    ],
+  });
+  assert.equal(
+    unresolvedBlocks(
+      parseMessagesRequest(
+        JSON.stringify({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }),
+        CAPS,
+      ),
+    ),
+    0,
+  );
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { unresolvedInputsOf } from '../../billing/unresolved-inputs.js';
 import { isGatewayError } from '../../errors/gateway-error.js';
 import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
 import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
@@ -236,6 +237,16 @@ test('the stored conversation comes before the input, item references are resolv
     { ...none, servedNatively: true },
   );
   assert.deepEqual(forNative.chat.messages, [{ role: 'user', content: 'next' }], 'left for the native node to resolve');
+  assert.equal(unresolvedInputsOf(forNative.chat), 1, 'and counted, for the reservation to bound');
+  const storedUnresolved = translate(
+    { input: 'next' },
+    { ...none, history: [{ type: 'item_reference', id: 'msg_openai_own' }], servedNatively: true },
+  );
+  assert.equal(unresolvedInputsOf(storedUnresolved.chat), 1, 'one in the stored conversation counts the same');
+  assert.equal(
+    unresolvedInputsOf(translate({ input: [{ type: 'item_reference', id: 'msg_9' }] }, conversation).chat),
+    0,
+  );
 });
 
 test('bad input is a 400 naming the parameter', () => {

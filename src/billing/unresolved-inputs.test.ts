@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ModelConfig } from '../config/gateway-config.js';
+import { isGatewayError } from '../errors/gateway-error.js';
+import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
+import { markUnresolvedInputs, reservedPromptTokens, unresolvedInputsOf } from './unresolved-inputs.js';
+
+const model = (fields: Partial<ModelConfig>): ModelConfig => ({
+  id: 'm',
+  ownedBy: 'x',
+  created: 0,
+  contextLength: undefined,
+  maxOutputTokens: undefined,
+  defaultMaxTokens: undefined,
+  reasoning: undefined,
+  pricing: undefined,
+  routes: [],
+  ...fields,
+});
+
+function request(content: unknown, marked = 0): ChatRequest {
+  const chat = { model: 'm', messages: [{ role: 'user', content }] } as ChatRequest;
+  markUnresolvedInputs(chat, marked);
+  return chat;
+}
+
+test('unresolved inputs: those a front door marked, and files by id (not files carried as data); a spread copy keeps the mark', () => {
+  const byId = { type: 'file', file: { file_id: 'file-1' } };
+  const carried = { type: 'file', file: { file_data: 'data:application/pdf;base64,AAAA', file_id: 'file-1' } };
+  assert.equal(unresolvedInputsOf(request('text')), 0);
+  assert.equal(unresolvedInputsOf(request([byId, carried, { type: 'text', text: 'x' }])), 1);
+  assert.equal(unresolvedInputsOf(request([byId], 2)), 3);
+  assert.equal(unresolvedInputsOf({ ...request('x', 2) }), 2);
+  assert.equal(JSON.stringify(request('x', 2)).includes('2'), false, 'the mark is never serialized');
+});
+
+test('the reserved prompt: the count when everything is seen; else the context, or unresolved_input_tokens each within it; neither is a 400', () => {
+  const two = request('x', 2);
+  assert.equal(reservedPromptTokens(request('x'), model({}), 40), 40);
+  assert.equal(reservedPromptTokens(two, model({ contextLength: 128_000 }), 40), 128_000);
+  assert.equal(
+    reservedPromptTokens(two, model({ contextLength: 200_000, unresolvedInputTokens: 50_000 }), 40),
+    100_040,
+  );
+  assert.equal(reservedPromptTokens(two, model({ contextLength: 60_000, unresolvedInputTokens: 50_000 }), 40), 60_000);
+  assert.equal(reservedPromptTokens(two, model({ unresolvedInputTokens: 50_000 }), 40), 100_040);
+  assert.equal(reservedPromptTokens(two, model({ contextLength: 1000 }), 5000), 5000, 'never below the count');
+  assert.throws(
+    () => reservedPromptTokens(two, model({}), 40),
+    (error: unknown) =>
+      isGatewayError(error) && error.status === 400 && /context_length or unresolved_input_tokens/.test(error.message),
+  );
+});
