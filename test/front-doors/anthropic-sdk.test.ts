@@ -107,6 +107,7 @@ nodes:
 http: { sse_keepalive_ms: 100 }
 models:
   - id: ${MODELS.native}
+    context_length: 200000    # the bound reserved for a file by id (docs/security-and-limits.md)
     max_output_tokens: 8000
     reasoning: { default_effort: low, style: level }
     pricing: ${pricing}
