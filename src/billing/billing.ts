@@ -214,8 +214,8 @@ export class Billing {
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
     const cap = outputCapOf(request, model, promptTokens, effort);
-    // Input the gateway cannot size is reserved at the model's bound for it (unresolved-inputs.ts).
-    const reservedPrompt = reservedPromptTokens(request, model, promptTokens);
+    // What the internal form leaves out for a native node is priced too; input the gateway cannot size at the model's bound (unresolved-inputs.ts).
+    const reservedPrompt = reservedPromptTokens(request, model, promptTokens, count);
     const costNano = worstCaseCost(
       reservedPrompt,
       cap.tokens * (request.n ?? 1),

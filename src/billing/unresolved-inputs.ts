@@ -4,19 +4,31 @@ import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { isRecord } from '../providers/translate-content.js';
 
 /**
- * Set by a front door on an internal request: how many of the client's inputs a node
- * serving the door's protocol natively is sent as they came, but the internal form leaves
- * out because the gateway cannot read them (an `item_reference` to an item not stored
- * here, an Anthropic block naming a file by id). A symbol, so it is never serialized into
- * a node's request; object spreads keep it.
+ * What a front door's internal request leaves out of the client's request although a node
+ * serving the door's protocol natively is sent it as it came, and charges for it.
  */
-const UNRESOLVED_INPUTS = Symbol('unresolved inputs');
+export interface LeftOut {
+  /**
+   * Inputs the gateway cannot size: their content is the node's (an `item_reference` to an
+   * item not stored here, an Anthropic block naming a file by id or a document by URL).
+   */
+  readonly unresolved: number;
+  /** Content the client sent that the internal form has no place for (hosted-tool turns, foreign reasoning, server-tool results), as JSON text. */
+  readonly text: readonly string[];
+}
 
-type Marked = { [UNRESOLVED_INPUTS]?: number };
+/** Set on an internal request by its front door; a symbol, so it is never serialized into a node's request (object spreads keep it). */
+const LEFT_OUT = Symbol('left out of the internal request');
 
-/** Marks `count` inputs the internal request leaves out and the gateway cannot size (none: nothing is marked). */
-export function markUnresolvedInputs(request: ChatRequest, count: number): void {
-  if (count > 0) (request as Marked)[UNRESOLVED_INPUTS] = count;
+type Marked = { [LEFT_OUT]?: LeftOut };
+
+/** Marks what the internal request leaves out (nothing: nothing is marked). */
+export function markLeftOut(request: ChatRequest, leftOut: LeftOut): void {
+  if (leftOut.unresolved > 0 || leftOut.text.length > 0) (request as Marked)[LEFT_OUT] = leftOut;
+}
+
+function leftOutOf(request: ChatRequest): LeftOut | undefined {
+  return (request as Marked)[LEFT_OUT];
 }
 
 /** Whether a chat content part is a file sent by id: its content is the node's, its size unknown here. */
@@ -30,7 +42,7 @@ function isFileById(part: unknown): boolean {
  * and `file` parts that name a file by id (`file_id`) instead of carrying it.
  */
 export function unresolvedInputsOf(request: ChatRequest): number {
-  let count = (request as Marked)[UNRESOLVED_INPUTS] ?? 0;
+  let count = leftOutOf(request)?.unresolved ?? 0;
   for (const message of request.messages) {
     const content: unknown = message.content;
     if (!Array.isArray(content)) continue;
@@ -41,17 +53,26 @@ export function unresolvedInputsOf(request: ChatRequest): number {
 
 /**
  * The prompt tokens a request's reservation is priced on (docs/security-and-limits.md,
- * "Input the gateway cannot size"): the gateway's count when it sees the whole prompt;
- * else the count plus the model's `unresolved_input_tokens` for each input it cannot size
- * (default: its `context_length`), within the `context_length` (no node takes a longer
- * prompt). A model with neither has no bound to reserve: 400 input_size_unbounded. Only
- * the reservation reads this; the settlement books what the node reports.
+ * "Input the gateway cannot size"): the gateway's count of the internal request, plus its
+ * count of what the front door left out as text; when the node may be sent input the
+ * gateway cannot size, plus the model's `unresolved_input_tokens` for each (default: its
+ * `context_length`), within the `context_length` (no node takes a longer prompt). A model
+ * with neither has no bound to reserve: 400 input_size_unbounded. Only the reservation
+ * reads this; the settlement books what the node reports.
  */
-export function reservedPromptTokens(request: ChatRequest, model: ModelConfig, counted: number): number {
+export function reservedPromptTokens(
+  request: ChatRequest,
+  model: ModelConfig,
+  counted: number,
+  count: (text: string) => number,
+): number {
+  const leftOut = leftOutOf(request);
+  let seen = counted;
+  for (const text of leftOut?.text ?? []) seen += count(text);
   const unresolved = unresolvedInputsOf(request);
-  if (unresolved === 0) return counted;
+  if (unresolved === 0) return seen;
   const perInput = model.unresolvedInputTokens ?? model.contextLength;
   if (perInput === undefined) throw validationFailed(null, 'input_size_unbounded', { model: model.id });
-  const bound = counted + unresolved * perInput;
-  return model.contextLength === undefined ? bound : Math.max(counted, Math.min(bound, model.contextLength));
+  const bound = seen + unresolved * perInput;
+  return model.contextLength === undefined ? bound : Math.max(seen, Math.min(bound, model.contextLength));
 }

@@ -48,18 +48,17 @@ function textTokens(text: string): number {
 function startNode(): Promise<Server> {
   const conversations = new Map<string, number>();
   let made = 0;
-  const partTokens = (part: unknown): number => {
+  function partTokens(part: unknown): number {
     if (!isItem(part)) return 0;
     if (typeof part.text === 'string') return textTokens(part.text);
+    if (Array.isArray(part.content)) return contentTokens(part.content);
     const file = isItem(part.file) ? part.file : isItem(part.source) ? part.source : part;
     return file.file_id === 'file_big' ? BIG_TOKENS : 0;
-  };
-  const contentTokens = (content: unknown): number =>
-    typeof content === 'string'
-      ? textTokens(content)
-      : Array.isArray(content)
-        ? content.reduce((sum: number, part) => sum + partTokens(part), 0)
-        : 0;
+  }
+  function contentTokens(content: unknown): number {
+    if (typeof content === 'string') return textTokens(content);
+    return Array.isArray(content) ? content.reduce((sum: number, part) => sum + partTokens(part), 0) : 0;
+  }
   const server = createServer((request, response) => {
     let text = '';
     request.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -330,6 +329,42 @@ models:
       );
       const spent = await spentAfterBurst(keyId, outcome);
       assert.ok(spent <= usdToNano(LIMIT_USD), `spent ${spent / 1e9} USD ≤ ${LIMIT_USD} (${JSON.stringify(outcome)})`);
+      assert.ok(outcome.served >= 1);
+    });
+
+    test(`${BURST} concurrent Messages carrying a search_result the chat form has no place for: priced as its text, no more than the limit`, async () => {
+      // 40,000 words: the gateway's tokenizer counts 40,000 tokens ($0.04 reserved), the node
+      // charges 50,000 ($0.05). A limit of $0.06 fits one reservation at a time.
+      const limitUsd = 0.06;
+      const { keyId, secret } = await accountWithKey(
+        admin,
+        { id: 'search-result', balance: 10 },
+        { spend_limit: limitUsd },
+      );
+      const client = new Anthropic({ apiKey: secret, baseURL: gateway.origin, maxRetries: 0, timeout: 20_000 });
+      const found = 'word '.repeat(40_000);
+      const outcome = await burst((index) =>
+        client.messages.create({
+          model: 'native-claude',
+          max_tokens: 16,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                {
+                  type: 'search_result',
+                  source: 'https://example.com',
+                  title: 'Found',
+                  content: [{ type: 'text', text: found }],
+                },
+                { type: 'text', text: `Summarize, ${index}.` },
+              ],
+            },
+          ],
+        }),
+      );
+      const spent = await spentAfterBurst(keyId, outcome);
+      assert.ok(spent <= usdToNano(limitUsd), `spent ${spent / 1e9} USD ≤ ${limitUsd} (${JSON.stringify(outcome)})`);
       assert.ok(outcome.served >= 1);
     });
 

@@ -4,7 +4,7 @@ import { isGatewayError } from '../../errors/gateway-error.js';
 import { parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
 import { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { ThinkingSignatures } from './thinking-signatures.js';
-import { carriedByChat, toChatRequest, unresolvedBlocks } from './to-chat-request.js';
+import { carriedByChat, leftOutBlocks, toChatRequest } from './to-chat-request.js';
 
 const envelopes = new ThinkingSignatures(new ReasoningEnvelope(Buffer.from('test-secret')));
 const CAPS = { maxMessages: 100, maxChoices: 1, maxJsonDepth: 64 };
@@ -254,7 +254,7 @@ test('400s name the parameter: bad shapes, demands the chat form cannot carry', 
   rejects({ messages: [{ role: 'user', content: 'x' }], container: 'c1' }, 'container');
 });
 
-test('for a native-only model, blocks naming content the node fetches (files by id, container uploads, documents by URL) are left out and counted as unresolved', () => {
+test('for a native-only model, what the chat form leaves out is returned for pricing: blocks naming content the node fetches (files by id, container uploads, documents by URL) counted, server-tool turns as text', () => {
   const request = parseMessagesRequest(
     JSON.stringify({
       model: 'm',
@@ -285,9 +285,9 @@ test('for a native-only model, blocks naming content the node fetches (files by 
     }),
     CAPS,
   );
-  assert.equal(
-    unresolvedBlocks(request),
-    4,
+  assert.deepEqual(
+    leftOutBlocks(request),
+    { unresolved: 4, text: [] },
     'two files by id, one upload, one document by URL; an image by URL is carried',
   );
   const { chat } = toChatRequest(carriedByChat(request), envelopes);
@@ -298,13 +298,31 @@ test('for a native-only model, blocks naming content the node fetches (files by 
       { type: 'text', text: 'Read these.' },
     ],
   });
-  assert.equal(
-    unresolvedBlocks(
+  assert.deepEqual(
+    leftOutBlocks(
       parseMessagesRequest(
         JSON.stringify({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }),
         CAPS,
       ),
     ),
-    0,
+    { unresolved: 0, text: [] },
+  );
+  const searchResult = { type: 'search_result', source: 's', title: 't', content: [{ type: 'text', text: 'found' }] };
+  const serverTurn = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } };
+  const withServerTurns = parseMessagesRequest(
+    JSON.stringify({
+      model: 'm',
+      max_tokens: 1,
+      messages: [
+        { role: 'user', content: [searchResult, { type: 'text', text: 'Use it.' }] },
+        { role: 'assistant', content: [serverTurn, { type: 'text', text: 'Done.' }] },
+      ],
+    }),
+    CAPS,
+  );
+  assert.deepEqual(
+    leftOutBlocks(withServerTurns),
+    { unresolved: 0, text: [JSON.stringify(searchResult), JSON.stringify(serverTurn)] },
+    'content the chat form has no place for is priced as its text',
   );
 });

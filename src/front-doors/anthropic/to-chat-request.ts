@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CACHE_BREAKPOINTS_MARKED } from '../../billing/estimate-request.js';
+import type { LeftOut } from '../../billing/unresolved-inputs.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { invalidParameter, invalidValue } from '../../errors/gateway-error.js';
 import type {
@@ -417,20 +418,25 @@ function namesUnseenContent(block: unknown): boolean {
 }
 
 /**
- * How many blocks of the request (tool results' included) name content the gateway cannot
- * size: carriedByChat leaves them out, and the reservation bounds each (billing/unresolved-inputs.ts).
+ * What carriedByChat leaves out of the request's turns (tool results' content included), for
+ * the reservation to price (billing/unresolved-inputs.ts): blocks naming content the
+ * gateway cannot size are counted, the others (server-tool turns, search results) kept as
+ * their JSON text.
  */
-export function unresolvedBlocks(request: MessagesRequest): number {
-  let count = 0;
-  for (const message of request.messages) {
-    if (!Array.isArray(message.content)) continue;
-    for (const block of message.content as unknown[]) {
-      if (namesUnseenContent(block)) count++;
-      else if (isRecord(block) && block.type === 'tool_result' && Array.isArray(block.content))
-        count += (block.content as unknown[]).filter(namesUnseenContent).length;
-    }
-  }
-  return count;
+export function leftOutBlocks(request: MessagesRequest): LeftOut {
+  let unresolved = 0;
+  const text: string[] = [];
+  const visit = (block: unknown): void => {
+    if (carried(block)) {
+      if (isRecord(block) && block.type === 'tool_result' && Array.isArray(block.content))
+        (block.content as unknown[]).forEach(visit);
+    } else if (namesUnseenContent(block)) unresolved++;
+    else text.push(JSON.stringify(block));
+  };
+  for (const message of request.messages)
+    if (Array.isArray(message.content)) (message.content as unknown[]).forEach(visit);
+  if (Array.isArray(request.system)) request.system.filter((block) => block.type !== 'text').forEach(visit);
+  return { unresolved, text };
 }
 
 function carriedContent<T>(content: T): T {

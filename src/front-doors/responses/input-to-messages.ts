@@ -1,3 +1,4 @@
+import type { LeftOut } from '../../billing/unresolved-inputs.js';
 import { gatewayError, invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
 import type { ReasoningArtifact } from './reasoning-artifact.js';
@@ -19,8 +20,8 @@ export interface LocatedItem {
 export interface TranslatedInput {
   readonly messages: ChatMessage[];
   readonly reasoningNode: string | undefined;
-  /** `item_reference`s left out for a native node to resolve: their size is unknown here, the reservation bounds it. */
-  readonly unresolvedReferences: number;
+  /** What a native node is sent but these messages leave out, for the reservation to price (billing/unresolved-inputs.ts). */
+  readonly leftOut: LeftOut;
 }
 
 /** Item types that replay OpenAI-side state (hosted tools, compaction): only a native node can read them. */
@@ -35,7 +36,8 @@ const ROLES = new Set(['user', 'assistant', 'system', 'developer']);
  * messages, reasoning in Switchyard's envelope goes back to the next assistant message when
  * the node that made it will be asked (`readsReasoning`; any other reasoning is dropped:
  * its owner alone could read it), `item_reference`s are replaced by the items they name, and hosted-tool replays
- * are dropped for a translated node.
+ * are dropped for a translated node. What a native node would still be sent of it (references
+ * not stored here, hosted-tool turns, reasoning not given back) is returned as `leftOut`.
  */
 export function inputToMessages(
   items: readonly LocatedItem[],
@@ -49,6 +51,11 @@ export function inputToMessages(
   let pendingReasoning: ReasoningArtifact | undefined;
   let reasoningNode: string | undefined;
   let unresolvedReferences = 0;
+  /** Items only a native node reads (hosted-tool turns, reasoning not given back), as it is sent them. */
+  const leftOutText: string[] = [];
+  const leaveOut = (item: Item): void => {
+    if (servedNatively) leftOutText.push(JSON.stringify(item));
+  };
 
   /** The assistant message tool calls join: the last message when it is an assistant one, else a new one. */
   const assistantMessage = (): ChatMessage => {
@@ -111,7 +118,7 @@ export function inputToMessages(
         if (opened !== undefined && readsReasoning(opened.node)) {
           pendingReasoning = mergeArtifacts(pendingReasoning, opened.payload as ReasoningArtifact);
           reasoningNode = opened.node;
-        }
+        } else leaveOut(item);
         return;
       }
       case 'item_reference': {
@@ -128,13 +135,13 @@ export function inputToMessages(
         return;
       }
       default:
-        if (HOSTED_ITEM.test(type)) return;
+        if (HOSTED_ITEM.test(type)) return leaveOut(item);
         throw invalidParameter(`${path}.type`, 'item_type_unsupported', { type });
     }
   };
 
   for (const { item, path } of items) mapItem(item, path, 0);
-  return { messages, reasoningNode, unresolvedReferences };
+  return { messages, reasoningNode, leftOut: { unresolved: unresolvedReferences, text: leftOutText } };
 }
 
 function mergeArtifacts(before: ReasoningArtifact | undefined, next: ReasoningArtifact): ReasoningArtifact {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { unresolvedInputsOf } from '../../billing/unresolved-inputs.js';
+import { reservedPromptTokens, unresolvedInputsOf } from '../../billing/unresolved-inputs.js';
+import type { ModelConfig } from '../../config/gateway-config.js';
 import { isGatewayError } from '../../errors/gateway-error.js';
 import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
 import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
@@ -246,6 +247,25 @@ test('the stored conversation comes before the input, item references are resolv
   assert.equal(
     unresolvedInputsOf(translate({ input: [{ type: 'item_reference', id: 'msg_9' }] }, conversation).chat),
     0,
+  );
+});
+
+test('for a native node, hosted-tool turns and reasoning not given back are left out of the chat form but priced as their text', () => {
+  const hosted = { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'q' } };
+  const foreign = { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA-openai-own-blob' };
+  const body = { input: [hosted, foreign, { role: 'user', content: 'next' }] };
+  const model = { id: 'm', contextLength: undefined } as ModelConfig;
+  const characters = (text: string) => text.length;
+  const native = translate(body, { ...none, servedNatively: true }).chat;
+  assert.deepEqual(native.messages, [{ role: 'user', content: 'next' }]);
+  assert.equal(
+    reservedPromptTokens(native, model, 0, characters),
+    JSON.stringify(hosted).length + JSON.stringify(foreign).length,
+  );
+  assert.equal(
+    reservedPromptTokens(translate(body).chat, model, 0, characters),
+    0,
+    'a translated node never gets them',
   );
 });
 

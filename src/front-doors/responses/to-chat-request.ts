@@ -1,4 +1,4 @@
-import { markUnresolvedInputs } from '../../billing/unresolved-inputs.js';
+import { markLeftOut } from '../../billing/unresolved-inputs.js';
 import { invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
@@ -51,7 +51,7 @@ export function toChatRequest(
   } else {
     request.input.forEach((item, index) => located.push({ item: item as Item, path: `input[${index}]` }));
   }
-  const { messages, reasoningNode, unresolvedReferences } = inputToMessages(
+  const { messages, reasoningNode, leftOut } = inputToMessages(
     located,
     conversation.references,
     conversation.envelope,
@@ -64,8 +64,8 @@ export function toChatRequest(
   if (messages.length === 0) throw invalidParameter('input', 'at_least_one_message');
   const tools = toolsToChat(request.tools, request.tool_choice, conversation.servedNatively === true);
   const chat: ChatRequest = { model: request.model, messages };
-  // A native node is sent the references this form leaves out: the reservation must bound them.
-  markUnresolvedInputs(chat, unresolvedReferences);
+  // A native node is sent what this form leaves out: the reservation must price it.
+  markLeftOut(chat, leftOut);
   if (tools.tools !== undefined) {
     chat.tools = tools.tools;
     if (tools.toolChoice !== undefined) chat.tool_choice = tools.toolChoice;

@@ -2,14 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayUseModel } from '../../billing/access-policy.js';
 import { countPromptTokens } from '../../billing/estimate-request.js';
 import { tokenCounter } from '../../billing/token-counter.js';
-import { markUnresolvedInputs } from '../../billing/unresolved-inputs.js';
+import { markLeftOut } from '../../billing/unresolved-inputs.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { gatewayError, type UpstreamFailure } from '../../errors/gateway-error.js';
 import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
 import { thinkingSignaturesOf } from '../../front-doors/anthropic/thinking-signatures.js';
 import type { ReasoningEnvelope } from '../../front-doors/reasoning-envelope.js';
 import { SignatureAffinity, thinkingSignatures } from '../../front-doors/anthropic/signature-affinity.js';
-import { carriedByChat, toChatRequest, unresolvedBlocks } from '../../front-doors/anthropic/to-chat-request.js';
+import { carriedByChat, leftOutBlocks, toChatRequest } from '../../front-doors/anthropic/to-chat-request.js';
 import type { ModelConfig, ReasoningEffort } from '../../config/gateway-config.js';
 import { CORE_EFFORTS } from '../../config/reasoning-efforts.js';
 import type { GatewayServices } from '../../gateway-services.js';
@@ -97,8 +97,8 @@ export function messagesRoute(
     const messages = parseMessagesRequest(body, config.http);
     const nativeOnly = onlyNativeNodes(services, messages.model);
     const translated = toChatRequest(nativeOnly ? carriedByChat(messages) : messages, envelopes());
-    // What the chat form left out of a native-only request and the gateway cannot size: the reservation bounds it.
-    if (nativeOnly) markUnresolvedInputs(translated.chat, unresolvedBlocks(messages));
+    // What the chat form left out of a native-only request the node still gets: the reservation prices it.
+    if (nativeOnly) markLeftOut(translated.chat, leftOutBlocks(messages));
     // An effort the model's configuration does not list is the Anthropic node's to judge when it gets the body as it is.
     if (nativeOnly && !effortListed(services.models.get(messages.model), translated.chat.reasoning_effort))
       delete translated.chat.reasoning_effort;
