@@ -19,6 +19,8 @@ const TimeoutsSchema = Type.Object(
     first_byte_ms: Type.Optional(Type.Integer({ minimum: 1 })),
     idle_ms: Type.Optional(Type.Integer({ minimum: 1 })),
     total_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** The slowest rate a healthy node writes output at: a non-streamed reply's first byte may take its output cap at this rate on top of first_byte_ms. */
+    min_tokens_per_second: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   },
   { additionalProperties: false },
 );

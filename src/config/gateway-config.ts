@@ -17,6 +17,11 @@ export interface TimeoutSettings {
   readonly firstByteMs: number;
   readonly idleMs: number;
   readonly totalMs: number;
+  /**
+   * The slowest output rate of a healthy node, tokens per second: a non-streamed reply comes
+   * whole, so its first byte may take `firstByteMs` plus its output cap at this rate.
+   */
+  readonly minTokensPerSecond: number;
 }
 
 /** Caps on a node's replies (configuration `node_replies`, per node `replies`). */

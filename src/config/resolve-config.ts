@@ -67,6 +67,7 @@ function resolveTimeouts(file: TimeoutsFile, base: TimeoutSettings): TimeoutSett
     firstByteMs: file?.first_byte_ms ?? base.firstByteMs,
     idleMs: file?.idle_ms ?? base.idleMs,
     totalMs: file?.total_ms ?? base.totalMs,
+    minTokensPerSecond: file?.min_tokens_per_second ?? base.minTokensPerSecond,
   };
 }
 

@@ -10,6 +10,9 @@ import { withoutReasoningBody, withoutReasoningStream } from '../providers/witho
 import type { NodeCandidate } from '../routing/router.js';
 import { UpstreamEventReader, type MappedBatch } from '../streaming/upstream-event-reader.js';
 import { asNodeFailure, invalidReply } from '../upstream/node-failure.js';
+import { firstByteDeadlineMs } from '../upstream/first-byte-deadline.js';
+import { bookUnreportedReply } from '../billing/booked-usage.js';
+import { replyTooLarge, requestOwnFailure, unreportedOutputTokens } from './request-own-failure.js';
 import type { UpstreamResponse } from '../upstream/upstream-call.js';
 import type { RequestContext } from '../context/request-context.js';
 
@@ -64,7 +67,9 @@ const MAX_ERROR_BODY_BYTES = 1024 * 1024;
  * (spec 8.3–8.5, PRODUCT.md decisions 1–3). Each attempt holds a concurrency slot on its
  * node; a full node is skipped without spending an attempt. For a stream, "answers well"
  * means its first event was mapped: until then nothing has reached the client and another
- * node may be tried. A client error from a node is thrown at once, never retried.
+ * node may be tried. A client error from a node is thrown at once, never retried; so is a
+ * failure the request's own shape explains (request-own-failure.ts), which is billed and
+ * never counts against the node.
  */
 export async function execute(context: RequestContext, options: ExecuteOptions): Promise<Execution> {
   const { candidates, maxAttempts } = options;
@@ -130,6 +135,8 @@ async function attempt(
     node.timeouts.totalMs < options.totalTimeoutMs
       ? context.cancellation.withTimeout(node.timeouts.totalMs)
       : context.cancellation;
+  /** The most output the request allows, every choice together. */
+  const outputTokens = options.outputCap.tokens * (options.request.n ?? 1);
   let status: number | undefined;
   let firstByteMs: number | undefined;
   let keepSlot = false;
@@ -139,7 +146,11 @@ async function attempt(
         ? adapter.toUpstream(options.request, callContext)
         : nativeAdapter.toUpstream(native as NativeRequest, callContext),
     );
-    const response = await candidate.client.send(upstreamCall, cancellation);
+    const response = await candidate.client.send(
+      upstreamCall,
+      cancellation,
+      options.stream ? undefined : firstByteDeadlineMs(node.timeouts, false, outputTokens),
+    );
     status = response.statusCode;
     firstByteMs = performance.now() - started;
     const contentType = headerValue(response.headers['content-type']);
@@ -198,6 +209,15 @@ async function attempt(
       );
       throw context.cancellation.reason;
     }
+    const ownFailure = requestOwnFailure(error, node, options.stream, status !== undefined);
+    if (ownFailure !== undefined) {
+      // The request's, not the node's: no verdict on the node, no other node tried, billed.
+      const elapsedMs = performance.now() - started;
+      const completionTokens = unreportedOutputTokens(ownFailure, node, elapsedMs, outputTokens);
+      bookUnreportedReply(context.record, options.request, completionTokens);
+      record(context, candidate, started, status, `${ownFailure.code} (the request's, not the node's)`);
+      return { ok: false, failure: ownFailure };
+    }
     const failure = asNodeFailure(node.id, error);
     if (failure.code === 'internal_error') {
       // The gateway's own fault: the node is neither blamed nor credited, and no other is tried.
@@ -234,7 +254,8 @@ function ownCode<T>(map: () => T): T {
 /**
  * A node's non-streaming reply body, refused past the node's `replies.max_json_bytes`: a
  * declared length over it is refused unread, a body that grows past it is torn down at once,
- * so no more than the cap is ever held (an invalid reply: the node's failure, failed over).
+ * so no more than the cap is ever held. The request asked for that much: `reply_too_large`,
+ * the request's failure, not the node's.
  */
 async function readReply(response: UpstreamResponse, node: NodeConfig): Promise<string> {
   const limit = node.replies.maxJsonBytes;
@@ -242,7 +263,7 @@ async function readReply(response: UpstreamResponse, node: NodeConfig): Promise<
   const text = declared > limit ? undefined : await response.body.text(limit);
   if (text === undefined) {
     response.body.destroy();
-    throw invalidReply(node.id, `the reply is larger than ${limit} bytes`);
+    throw replyTooLarge(node);
   }
   return text;
 }
