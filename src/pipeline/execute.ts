@@ -4,6 +4,7 @@ import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway
 import { gatewayError, ownFault, type GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { adapterFor } from '../providers/registry.js';
+import { bodyWithoutNodeSecret } from '../providers/redact-node-secret.js';
 import type { CallContext, NativeRequest, ReplySummary } from '../providers/types.js';
 import type { ReplyFormat } from './front-door.js';
 import { withoutReasoningBody, withoutReasoningStream } from '../providers/without-reasoning-text.js';
@@ -155,7 +156,7 @@ async function attempt(
     firstByteMs = performance.now() - started;
     const contentType = headerValue(response.headers['content-type']);
     if (status < 200 || status >= 300) {
-      const body = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+      const body = bodyWithoutNodeSecret(await readCapped(response.body, MAX_ERROR_BODY_BYTES), node);
       throw ownCode(() => adapter.toError(status as number, body, contentType, callContext));
     }
     if (!options.stream) {
