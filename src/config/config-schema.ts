@@ -287,6 +287,8 @@ export const ConfigFileSchema = Type.Object(
         {
           max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
           retry_on_status: Type.Optional(Type.Array(Type.Integer({ minimum: 400, maximum: 599 }))),
+          /** When every node tried was busy with a Retry-After: the smallest hint is passed on, at most this. */
+          max_retry_after_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
         },
         { additionalProperties: false },
       ),

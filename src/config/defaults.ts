@@ -16,6 +16,8 @@ export const DEFAULTS = {
   /** A console sign-in lasts 12 hours. */
   consoleSessionTtlSeconds: 12 * 3600,
   maxAttempts: 3,
+  /** A node's Retry-After passed on when every node tried was busy: at most a minute. */
+  maxRetryAfterSeconds: 60,
   retryOnStatus: [401, 403, 408, 429, 500, 502, 503, 504, 529],
   timeouts: {
     connectMs: 5_000,

@@ -255,7 +255,12 @@ export interface GatewayConfig {
   /** The operator console at /console (on when the admin API is). */
   readonly console: { readonly sessionTtlSeconds: number };
   readonly logLevel: string;
-  readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };
+  readonly failover: {
+    readonly maxAttempts: number;
+    readonly retryOnStatus: ReadonlySet<number>;
+    /** The most Retry-After seconds passed on from nodes that were all busy (issue 28, finding 12). */
+    readonly maxRetryAfterSeconds: number;
+  };
   readonly timeouts: TimeoutSettings;
   /** Caps on node replies; each node's own `replies` starts from these. */
   readonly nodeReplies: NodeReplyLimits;

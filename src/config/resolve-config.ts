@@ -337,6 +337,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
     failover: {
       maxAttempts: file.failover?.max_attempts ?? DEFAULTS.maxAttempts,
       retryOnStatus: new Set(file.failover?.retry_on_status ?? DEFAULTS.retryOnStatus),
+      maxRetryAfterSeconds: file.failover?.max_retry_after_seconds ?? DEFAULTS.maxRetryAfterSeconds,
     },
     timeouts,
     nodeReplies,

@@ -12,6 +12,7 @@ import type { NodeCandidate } from '../routing/router.js';
 import { UpstreamEventReader, type MappedBatch } from '../streaming/upstream-event-reader.js';
 import { asNodeFailure, invalidReply } from '../upstream/node-failure.js';
 import { firstByteDeadlineMs } from '../upstream/first-byte-deadline.js';
+import { retryAfterHint } from '../upstream/retry-after-hint.js';
 import { bookUnreportedReply } from '../billing/booked-usage.js';
 import { replyTooLarge, requestOwnFailure, unreportedOutputTokens } from './request-own-failure.js';
 import type { UpstreamResponse } from '../upstream/upstream-call.js';
@@ -56,6 +57,8 @@ export interface ExecuteOptions {
   readonly candidates: readonly NodeCandidate[];
   readonly maxAttempts: number;
   readonly retryOnStatus: ReadonlySet<number>;
+  /** The most Retry-After seconds passed on when every node tried was busy with a hint of its own. */
+  readonly maxRetryAfterSeconds: number;
   /** The request deadline; a node with a shorter `total_ms` gets a per-attempt deadline. */
   readonly totalTimeoutMs: number;
 }
@@ -75,6 +78,9 @@ const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 export async function execute(context: RequestContext, options: ExecuteOptions): Promise<Execution> {
   const { candidates, maxAttempts } = options;
   let lastFailure: GatewayError | undefined;
+  /** The smallest Retry-After of the nodes tried, and whether every one of them gave one. */
+  let retryAfter: number | undefined;
+  let everyHinted = true;
   let tried = 0;
   let index = 0;
   for (; index < candidates.length && tried < maxAttempts; index++) {
@@ -86,14 +92,17 @@ export async function execute(context: RequestContext, options: ExecuteOptions):
     if (outcome.ok) return outcome.execution;
     if (!outcome.failure.retryable) throw outcome.failure;
     lastFailure = outcome.failure;
+    everyHinted &&= outcome.retryAfter !== undefined;
+    if (outcome.retryAfter !== undefined) retryAfter = Math.min(outcome.retryAfter, retryAfter ?? outcome.retryAfter);
   }
   const candidatesLeft = candidates.slice(index).some((candidate) => candidate.state.isAvailable());
   if (candidatesLeft && lastFailure !== undefined && lastFailure.upstream?.status === undefined) {
     // Decision 2: budget spent with nodes left, the last one unreachable or talking nonsense.
     throw gatewayError('bad_gateway', { retryAfter: 1, params: lastFailure.params, upstream: lastFailure.upstream });
   }
+  // Every node tried was busy and said when to come back: the soonest, bounded (issue 28, finding 12).
   throw gatewayError('router_unavailable', {
-    retryAfter: 1,
+    retryAfter: everyHinted && retryAfter !== undefined ? Math.min(retryAfter, options.maxRetryAfterSeconds) : 1,
     params: {
       model: options.clientModel,
       reason: tried === 0 ? 'every node is busy, down or drained' : `${tried} node attempt(s) failed`,
@@ -102,7 +111,13 @@ export async function execute(context: RequestContext, options: ExecuteOptions):
 }
 
 type AttemptOutcome =
-  { readonly ok: true; readonly execution: Execution } | { readonly ok: false; readonly failure: GatewayError };
+  | { readonly ok: true; readonly execution: Execution }
+  | {
+      readonly ok: false;
+      readonly failure: GatewayError;
+      /** The node's Retry-After on a failover status, in seconds. */
+      readonly retryAfter?: number;
+    };
 
 async function attempt(
   context: RequestContext,
@@ -140,6 +155,7 @@ async function attempt(
   const outputTokens = options.outputCap.tokens * (options.request.n ?? 1);
   let status: number | undefined;
   let firstByteMs: number | undefined;
+  let retryAfter: number | undefined;
   let keepSlot = false;
   try {
     const upstreamCall = ownCode(() =>
@@ -156,6 +172,7 @@ async function attempt(
     firstByteMs = performance.now() - started;
     const contentType = headerValue(response.headers['content-type']);
     if (status < 200 || status >= 300) {
+      retryAfter = retryAfterHint(headerValue(response.headers['retry-after']));
       const body = bodyWithoutNodeSecret(await readCapped(response.body, MAX_ERROR_BODY_BYTES), node);
       throw ownCode(() => adapter.toError(status as number, body, contentType, callContext));
     }
@@ -234,7 +251,7 @@ async function attempt(
       failure.upstream?.status ?? status,
       String(failure.params.reason ?? failure.code),
     );
-    return { ok: false, failure };
+    return { ok: false, failure, retryAfter };
   } finally {
     if (!keepSlot) {
       state.release(lease);

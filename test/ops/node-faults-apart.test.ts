@@ -157,6 +157,7 @@ keys:
             candidates: services.router.candidates(model),
             maxAttempts: 2,
             retryOnStatus: services.config.failover.retryOnStatus,
+            maxRetryAfterSeconds: services.config.failover.maxRetryAfterSeconds,
             totalTimeoutMs: 10_000,
           }),
           (error: unknown) =>
