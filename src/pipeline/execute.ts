@@ -166,7 +166,14 @@ async function attempt(
     const response = await candidate.client.send(
       upstreamCall,
       cancellation,
-      options.stream ? undefined : firstByteDeadlineMs(node.timeouts, false, outputTokens),
+      options.stream
+        ? undefined
+        : firstByteDeadlineMs(
+            node.timeouts,
+            false,
+            outputTokens,
+            Math.min(node.timeouts.totalMs, options.totalTimeoutMs),
+          ),
     );
     status = response.statusCode;
     firstByteMs = performance.now() - started;
