@@ -168,12 +168,7 @@ async function attempt(
       cancellation,
       options.stream
         ? undefined
-        : firstByteDeadlineMs(
-            node.timeouts,
-            false,
-            outputTokens,
-            Math.min(node.timeouts.totalMs, options.totalTimeoutMs),
-          ),
+        : firstByteDeadlineMs(node.timeouts, outputTokens, Math.min(node.timeouts.totalMs, options.totalTimeoutMs)),
     );
     status = response.statusCode;
     firstByteMs = performance.now() - started;
