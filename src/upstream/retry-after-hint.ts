@@ -6,6 +6,9 @@ export function retryAfterHint(value: string | undefined, now = Date.now()): num
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d{1,10}$/.test(text)) return Math.max(1, Number(text));
+  // Every HTTP-date form starts with the day's name (IMF-fixdate, RFC 850, asctime); Date.parse
+  // alone would take "-5" for a year.
+  if (!/^[A-Za-z]{3}/.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(1, Math.ceil((date - now) / 1000));
