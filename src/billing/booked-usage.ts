@@ -93,3 +93,27 @@ export function streamedUsage(
     total_tokens: reservedPromptTokens + estimate.completion_tokens,
   };
 }
+
+const NOTHING_RELAYED: ReplySummary = {
+  usage: undefined,
+  finishReason: undefined,
+  reasoningCharacters: 0,
+  contentCharacters: 0,
+};
+
+/**
+ * Books an attempt the request's own shape ended while its node was producing (a time-out
+ * while it wrote, a reply over the gateway's cap), with no usage from the node: the prompt
+ * estimated from the request, `completionTokens` as the caller bounds them, marked
+ * estimated. Such an attempt is not free (issue 28, finding 9).
+ */
+export function bookUnreportedReply(record: RequestRecord, request: ChatRequest, completionTokens: number): void {
+  const prompt = estimateUsage(request, NOTHING_RELAYED).prompt_tokens;
+  record.usageEstimated = true;
+  record.usage = {
+    prompt_tokens: prompt,
+    completion_tokens: completionTokens,
+    total_tokens: prompt + completionTokens,
+    estimated: true,
+  };
+}

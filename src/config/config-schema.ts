@@ -19,6 +19,8 @@ const TimeoutsSchema = Type.Object(
     first_byte_ms: Type.Optional(Type.Integer({ minimum: 1 })),
     idle_ms: Type.Optional(Type.Integer({ minimum: 1 })),
     total_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** The slowest rate a healthy node writes output at: a non-streamed reply's first byte may take its output cap at this rate on top of first_byte_ms. */
+    min_tokens_per_second: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   },
   { additionalProperties: false },
 );
@@ -287,6 +289,8 @@ export const ConfigFileSchema = Type.Object(
         {
           max_attempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
           retry_on_status: Type.Optional(Type.Array(Type.Integer({ minimum: 400, maximum: 599 }))),
+          /** When every node tried was busy with a Retry-After: the smallest hint is passed on, at most this. */
+          max_retry_after_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
         },
         { additionalProperties: false },
       ),

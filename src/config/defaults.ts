@@ -16,8 +16,16 @@ export const DEFAULTS = {
   /** A console sign-in lasts 12 hours. */
   consoleSessionTtlSeconds: 12 * 3600,
   maxAttempts: 3,
+  /** A node's Retry-After passed on when every node tried was busy: at most a minute. */
+  maxRetryAfterSeconds: 60,
   retryOnStatus: [401, 403, 408, 429, 500, 502, 503, 504, 529],
-  timeouts: { connectMs: 5_000, firstByteMs: 120_000, idleMs: 60_000, totalMs: 600_000 } satisfies TimeoutSettings,
+  timeouts: {
+    connectMs: 5_000,
+    firstByteMs: 120_000,
+    idleMs: 60_000,
+    totalMs: 600_000,
+    minTokensPerSecond: 10,
+  } satisfies TimeoutSettings,
   nodeReplies: { maxJsonBytes: 32 * 1024 * 1024, maxEventBytes: 8 * 1024 * 1024 } satisfies NodeReplyLimits,
   bodyLimitBytes: 4 * 1024 * 1024,
   sseKeepaliveMs: 15_000,

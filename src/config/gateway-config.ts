@@ -17,6 +17,11 @@ export interface TimeoutSettings {
   readonly firstByteMs: number;
   readonly idleMs: number;
   readonly totalMs: number;
+  /**
+   * The slowest output rate of a healthy node, tokens per second: a non-streamed reply comes
+   * whole, so its first byte may take `firstByteMs` plus its output cap at this rate.
+   */
+  readonly minTokensPerSecond: number;
 }
 
 /** Caps on a node's replies (configuration `node_replies`, per node `replies`). */
@@ -255,7 +260,12 @@ export interface GatewayConfig {
   /** The operator console at /console (on when the admin API is). */
   readonly console: { readonly sessionTtlSeconds: number };
   readonly logLevel: string;
-  readonly failover: { readonly maxAttempts: number; readonly retryOnStatus: ReadonlySet<number> };
+  readonly failover: {
+    readonly maxAttempts: number;
+    readonly retryOnStatus: ReadonlySet<number>;
+    /** The most Retry-After seconds passed on from nodes that were all busy (issue 28, finding 12). */
+    readonly maxRetryAfterSeconds: number;
+  };
   readonly timeouts: TimeoutSettings;
   /** Caps on node replies; each node's own `replies` starts from these. */
   readonly nodeReplies: NodeReplyLimits;

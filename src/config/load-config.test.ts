@@ -25,7 +25,13 @@ test('applies the documented defaults', () => {
   const config = parseConfigText(MINIMAL, 'gw.yaml', {});
   assert.deepEqual(config.listen, { host: '127.0.0.1', port: 8080 });
   assert.equal(config.failover.maxAttempts, 3);
-  assert.deepEqual(config.timeouts, { connectMs: 5000, firstByteMs: 120000, idleMs: 60000, totalMs: 600000 });
+  assert.deepEqual(config.timeouts, {
+    connectMs: 5000,
+    firstByteMs: 120000,
+    idleMs: 60000,
+    totalMs: 600000,
+    minTokensPerSecond: 10,
+  });
   assert.equal(config.http.bodyLimitBytes, 4 * 1024 * 1024);
   assert.equal(config.http.sseKeepaliveMs, 15000);
   assert.equal(config.http.maxBodyBytesInFlightPerKey, 16 * 1024 * 1024);
@@ -39,14 +45,20 @@ test('applies the documented defaults', () => {
 
 test('node time-outs inherit the global ones and may override them', () => {
   const config = parseConfigText(
-    `timeouts: { connect_ms: 100, total_ms: 9000 }
+    `timeouts: { connect_ms: 100, total_ms: 9000, min_tokens_per_second: 25 }
 nodes:
   - { id: a, provider: openai, base_url: "http://x/v1", timeouts: { connect_ms: 50 } }
 models: [{ id: m, routes: [{ node: a }] }]`,
     'gw.yaml',
     {},
   );
-  assert.deepEqual(config.nodes[0]?.timeouts, { connectMs: 50, firstByteMs: 120000, idleMs: 60000, totalMs: 9000 });
+  assert.deepEqual(config.nodes[0]?.timeouts, {
+    connectMs: 50,
+    firstByteMs: 120000,
+    idleMs: 60000,
+    totalMs: 9000,
+    minTokensPerSecond: 25,
+  });
 });
 
 test('interpolates ${VAR} and ${VAR:-default}, with numbers coerced where the schema wants them', () => {

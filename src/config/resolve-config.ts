@@ -67,6 +67,7 @@ function resolveTimeouts(file: TimeoutsFile, base: TimeoutSettings): TimeoutSett
     firstByteMs: file?.first_byte_ms ?? base.firstByteMs,
     idleMs: file?.idle_ms ?? base.idleMs,
     totalMs: file?.total_ms ?? base.totalMs,
+    minTokensPerSecond: file?.min_tokens_per_second ?? base.minTokensPerSecond,
   };
 }
 
@@ -337,6 +338,7 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
     failover: {
       maxAttempts: file.failover?.max_attempts ?? DEFAULTS.maxAttempts,
       retryOnStatus: new Set(file.failover?.retry_on_status ?? DEFAULTS.retryOnStatus),
+      maxRetryAfterSeconds: file.failover?.max_retry_after_seconds ?? DEFAULTS.maxRetryAfterSeconds,
     },
     timeouts,
     nodeReplies,

@@ -292,6 +292,17 @@ export const ERROR_CODES = {
       ru: (p) => `Запрос не уложился в отведённые ${text(p.timeout_ms)} мс.`,
     },
   },
+  reply_too_large: {
+    status: 502,
+    type: 'service_unavailable',
+    retryable: false,
+    message: {
+      en: (p) =>
+        `The model's reply is larger than the gateway relays (${text(p.limit)} bytes); ask for less (fewer choices or log probabilities, a lower max_tokens) or stream it.`,
+      ru: (p) =>
+        `Ответ модели больше, чем передаёт шлюз (${text(p.limit)} байт); запросите меньше (меньше вариантов или вероятностей, меньший max_tokens) или получайте его потоком.`,
+    },
+  },
 } as const satisfies Record<string, ErrorCodeDefinition>;
 
 /** A code known to the registry. */

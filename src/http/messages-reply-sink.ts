@@ -1,6 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { asGatewayError } from '../errors/gateway-error.js';
-import { MessagesStreamTranslator, PING_EVENT } from '../front-doors/anthropic/messages-stream-translator.js';
+import {
+  MessagesStreamTranslator,
+  PING_EVENT,
+  usageSoFarEvent,
+} from '../front-doors/anthropic/messages-stream-translator.js';
 import { messagesErrorBody } from '../front-doors/anthropic/messages-error.js';
 import type { ThinkingSignatures } from '../front-doors/anthropic/thinking-signatures.js';
 import type { SignatureAffinity } from '../front-doors/anthropic/signature-affinity.js';
@@ -101,8 +105,12 @@ class MessagesStreamSink extends SseStreamSink {
         ? upstream.body.toString('utf8')
         : messagesErrorBody(failure, this.context);
     const last = end?.lastEvents ?? '';
+    // The usage so far goes out before the error event, as the other doors send theirs.
+    const usage = end?.usage;
     this.sse.end(
-      end?.format === 'native' ? `${last}event: error\ndata: ${body}\n\n` : this.translator.fail(last, body),
+      end?.format === 'native'
+        ? `${last}${usage === undefined ? '' : usageSoFarEvent(usage)}event: error\ndata: ${body}\n\n`
+        : this.translator.fail(last, body, usage),
     );
   }
 }

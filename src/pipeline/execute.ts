@@ -4,12 +4,17 @@ import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway
 import { gatewayError, ownFault, type GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { adapterFor } from '../providers/registry.js';
+import { bodyWithoutNodeSecret } from '../providers/redact-node-secret.js';
 import type { CallContext, NativeRequest, ReplySummary } from '../providers/types.js';
 import type { ReplyFormat } from './front-door.js';
 import { withoutReasoningBody, withoutReasoningStream } from '../providers/without-reasoning-text.js';
 import type { NodeCandidate } from '../routing/router.js';
 import { UpstreamEventReader, type MappedBatch } from '../streaming/upstream-event-reader.js';
 import { asNodeFailure, invalidReply } from '../upstream/node-failure.js';
+import { firstByteDeadlineMs } from '../upstream/first-byte-deadline.js';
+import { retryAfterHint } from '../upstream/retry-after-hint.js';
+import { bookUnreportedReply } from '../billing/booked-usage.js';
+import { replyTooLarge, requestOwnFailure, unreportedOutputTokens } from './request-own-failure.js';
 import type { UpstreamResponse } from '../upstream/upstream-call.js';
 import type { RequestContext } from '../context/request-context.js';
 
@@ -52,6 +57,8 @@ export interface ExecuteOptions {
   readonly candidates: readonly NodeCandidate[];
   readonly maxAttempts: number;
   readonly retryOnStatus: ReadonlySet<number>;
+  /** The most Retry-After seconds passed on when every node tried was busy with a hint of its own. */
+  readonly maxRetryAfterSeconds: number;
   /** The request deadline; a node with a shorter `total_ms` gets a per-attempt deadline. */
   readonly totalTimeoutMs: number;
 }
@@ -64,11 +71,16 @@ const MAX_ERROR_BODY_BYTES = 1024 * 1024;
  * (spec 8.3–8.5, PRODUCT.md decisions 1–3). Each attempt holds a concurrency slot on its
  * node; a full node is skipped without spending an attempt. For a stream, "answers well"
  * means its first event was mapped: until then nothing has reached the client and another
- * node may be tried. A client error from a node is thrown at once, never retried.
+ * node may be tried. A client error from a node is thrown at once, never retried; so is a
+ * failure the request's own shape explains (request-own-failure.ts), which is billed and
+ * never counts against the node.
  */
 export async function execute(context: RequestContext, options: ExecuteOptions): Promise<Execution> {
   const { candidates, maxAttempts } = options;
   let lastFailure: GatewayError | undefined;
+  /** The smallest Retry-After of the nodes tried, and whether every one of them gave one. */
+  let retryAfter: number | undefined;
+  let everyHinted = true;
   let tried = 0;
   let index = 0;
   for (; index < candidates.length && tried < maxAttempts; index++) {
@@ -80,14 +92,17 @@ export async function execute(context: RequestContext, options: ExecuteOptions):
     if (outcome.ok) return outcome.execution;
     if (!outcome.failure.retryable) throw outcome.failure;
     lastFailure = outcome.failure;
+    everyHinted &&= outcome.retryAfter !== undefined;
+    if (outcome.retryAfter !== undefined) retryAfter = Math.min(outcome.retryAfter, retryAfter ?? outcome.retryAfter);
   }
   const candidatesLeft = candidates.slice(index).some((candidate) => candidate.state.isAvailable());
   if (candidatesLeft && lastFailure !== undefined && lastFailure.upstream?.status === undefined) {
     // Decision 2: budget spent with nodes left, the last one unreachable or talking nonsense.
     throw gatewayError('bad_gateway', { retryAfter: 1, params: lastFailure.params, upstream: lastFailure.upstream });
   }
+  // Every node tried was busy and said when to come back: the soonest, bounded (issue 28, finding 12).
   throw gatewayError('router_unavailable', {
-    retryAfter: 1,
+    retryAfter: everyHinted && retryAfter !== undefined ? Math.min(retryAfter, options.maxRetryAfterSeconds) : 1,
     params: {
       model: options.clientModel,
       reason: tried === 0 ? 'every node is busy, down or drained' : `${tried} node attempt(s) failed`,
@@ -96,7 +111,13 @@ export async function execute(context: RequestContext, options: ExecuteOptions):
 }
 
 type AttemptOutcome =
-  { readonly ok: true; readonly execution: Execution } | { readonly ok: false; readonly failure: GatewayError };
+  | { readonly ok: true; readonly execution: Execution }
+  | {
+      readonly ok: false;
+      readonly failure: GatewayError;
+      /** The node's Retry-After on a failover status, in seconds. */
+      readonly retryAfter?: number;
+    };
 
 async function attempt(
   context: RequestContext,
@@ -130,8 +151,11 @@ async function attempt(
     node.timeouts.totalMs < options.totalTimeoutMs
       ? context.cancellation.withTimeout(node.timeouts.totalMs)
       : context.cancellation;
+  /** The most output the request allows, every choice together. */
+  const outputTokens = options.outputCap.tokens * (options.request.n ?? 1);
   let status: number | undefined;
   let firstByteMs: number | undefined;
+  let retryAfter: number | undefined;
   let keepSlot = false;
   try {
     const upstreamCall = ownCode(() =>
@@ -139,12 +163,19 @@ async function attempt(
         ? adapter.toUpstream(options.request, callContext)
         : nativeAdapter.toUpstream(native as NativeRequest, callContext),
     );
-    const response = await candidate.client.send(upstreamCall, cancellation);
+    const response = await candidate.client.send(
+      upstreamCall,
+      cancellation,
+      options.stream
+        ? undefined
+        : firstByteDeadlineMs(node.timeouts, outputTokens, Math.min(node.timeouts.totalMs, options.totalTimeoutMs)),
+    );
     status = response.statusCode;
     firstByteMs = performance.now() - started;
     const contentType = headerValue(response.headers['content-type']);
     if (status < 200 || status >= 300) {
-      const body = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+      retryAfter = retryAfterHint(headerValue(response.headers['retry-after']));
+      const body = bodyWithoutNodeSecret(await readCapped(response.body, MAX_ERROR_BODY_BYTES), node);
       throw ownCode(() => adapter.toError(status as number, body, contentType, callContext));
     }
     if (!options.stream) {
@@ -198,6 +229,15 @@ async function attempt(
       );
       throw context.cancellation.reason;
     }
+    const ownFailure = requestOwnFailure(error, node, options.stream, status !== undefined);
+    if (ownFailure !== undefined) {
+      // The request's, not the node's: no verdict on the node, no other node tried, billed.
+      const elapsedMs = performance.now() - started;
+      const completionTokens = unreportedOutputTokens(ownFailure, node, elapsedMs, outputTokens);
+      bookUnreportedReply(context.record, options.request, completionTokens);
+      record(context, candidate, started, status, `${ownFailure.code} (the request's, not the node's)`);
+      return { ok: false, failure: ownFailure };
+    }
     const failure = asNodeFailure(node.id, error);
     if (failure.code === 'internal_error') {
       // The gateway's own fault: the node is neither blamed nor credited, and no other is tried.
@@ -213,7 +253,7 @@ async function attempt(
       failure.upstream?.status ?? status,
       String(failure.params.reason ?? failure.code),
     );
-    return { ok: false, failure };
+    return { ok: false, failure, retryAfter };
   } finally {
     if (!keepSlot) {
       state.release(lease);
@@ -234,7 +274,8 @@ function ownCode<T>(map: () => T): T {
 /**
  * A node's non-streaming reply body, refused past the node's `replies.max_json_bytes`: a
  * declared length over it is refused unread, a body that grows past it is torn down at once,
- * so no more than the cap is ever held (an invalid reply: the node's failure, failed over).
+ * so no more than the cap is ever held. The request asked for that much: `reply_too_large`,
+ * the request's failure, not the node's.
  */
 async function readReply(response: UpstreamResponse, node: NodeConfig): Promise<string> {
   const limit = node.replies.maxJsonBytes;
@@ -242,7 +283,7 @@ async function readReply(response: UpstreamResponse, node: NodeConfig): Promise<
   const text = declared > limit ? undefined : await response.body.text(limit);
   if (text === undefined) {
     response.body.destroy();
-    throw invalidReply(node.id, `the reply is larger than ${limit} bytes`);
+    throw replyTooLarge(node);
   }
   return text;
 }

@@ -59,6 +59,7 @@ export async function runRequest(
       candidates: route(services, model, request.affinityNode),
       maxAttempts: config.failover.maxAttempts,
       retryOnStatus: config.failover.retryOnStatus,
+      maxRetryAfterSeconds: config.failover.maxRetryAfterSeconds,
       totalTimeoutMs: config.timeouts.totalMs,
     });
     if (execution.kind === 'json') {

@@ -1,5 +1,6 @@
 import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { CallContext } from './types.js';
+import { withoutNodeSecret } from './redact-node-secret.js';
 
 /**
  * A non-2xx node reply, for any protocol. Statuses in the failover set (408, 429, 5xx,
@@ -33,7 +34,7 @@ export function classifyNodeError(
 /** An error event inside a node's stream (Anthropic `event: error`, a Gemini error object): the gateway's error event. */
 export function inStreamNodeError(context: CallContext, detail: string): GatewayError {
   return gatewayError('bad_gateway', {
-    params: { reason: `node ${context.node.id}: ${detail.replace(/\.$/, '')}` },
+    params: { reason: `node ${context.node.id}: ${withoutNodeSecret(detail, context.node).replace(/\.$/, '')}` },
     upstream: { nodeId: context.node.id },
   });
 }

@@ -33,11 +33,20 @@ export class NodeClient {
     });
   }
 
-  /** Sends the call; resolves once the node's response headers arrived. */
-  send(call: UpstreamRequest, cancellation: Cancellation): Promise<UpstreamResponse> {
+  /**
+   * Sends the call; resolves once the node's response headers arrived, which may take
+   * `headersTimeoutMs` (default the node's `first_byte_ms`; see firstByteDeadlineMs).
+   */
+  send(call: UpstreamRequest, cancellation: Cancellation, headersTimeoutMs?: number): Promise<UpstreamResponse> {
     const upstream = new UpstreamCall(cancellation);
     this.pool.dispatch(
-      { method: 'POST', path: this.basePath + call.path, headers: call.headers, body: call.body },
+      {
+        method: 'POST',
+        path: this.basePath + call.path,
+        headers: call.headers,
+        body: call.body,
+        ...(headersTimeoutMs === undefined ? {} : { headersTimeout: headersTimeoutMs }),
+      },
       upstream,
     );
     return upstream.promise;

@@ -154,6 +154,28 @@ keys:
         const call = first.output.find((item) => item.type === 'function_call');
         assert.ok(call?.type === 'function_call', 'the node called the tool');
         assert.equal(call.name, 'get_weather');
+        const reasoning = first.output.find((item) => item.type === 'reasoning');
+        assert.ok(reasoning?.type === 'reasoning');
+        const envelope = reasoning.encrypted_content ?? '';
+        assert.match(envelope, /^swy2\./);
+        // Encrypted (issue 28, finding 12): neither the node nor the reasoning it carries can be read.
+        const readable = Buffer.from(envelope.slice('swy2.'.length), 'base64url').toString('latin1');
+        assert.ok(!readable.includes('sim-'), `no node id readable in ${envelope}`);
+
+        // An envelope of the first, signed-only kind (before the upgrade) is dropped, never refused.
+        const oldEnvelope = `swy1.${Buffer.from('sim-openai').toString('base64url')}.${Buffer.from('{"reasoning_content":"old"}').toString('base64url')}.${Buffer.alloc(16).toString('base64url')}`;
+        const afterUpgrade = await client.responses.create({
+          model,
+          store: false,
+          tools: [WEATHER],
+          input: [
+            ...input,
+            { ...reasoning, encrypted_content: oldEnvelope },
+            call,
+            { type: 'function_call_output', call_id: call.call_id, output: 'fog' },
+          ],
+        });
+        assert.equal(afterUpgrade.output_text, 'The weather: fog');
         assert.deepEqual(JSON.parse(call.arguments), { city: 'Oslo' });
         await assert.rejects(client.responses.retrieve(first.id), NotFoundError, 'store: false keeps nothing');
         const replayed = await client.responses.create({
@@ -442,7 +464,16 @@ keys:
       });
       const reasoning = first.output.find((item) => item.type === 'reasoning');
       assert.ok(reasoning?.type === 'reasoning');
-      assert.match(reasoning.encrypted_content ?? '', /^swy1\./, "Switchyard's envelope, not the node's signature");
+      const envelope = reasoning.encrypted_content ?? '';
+      assert.match(envelope, /^swy2\./, "Switchyard's envelope, not the node's signature");
+      // Encrypted (issue 28, finding 12): neither the node nor what it needs back can be read.
+      const readable = envelope
+        .slice('swy2.'.length)
+        .split('.')
+        .map((part) => Buffer.from(part, 'base64url').toString('latin1'))
+        .join(' ');
+      assert.ok(!readable.includes('claude'), `no node id in ${envelope}`);
+      assert.ok(!readable.includes('signature') && !readable.includes('thinking'), 'no readable payload');
       const call = first.output.find((item) => item.type === 'function_call');
       assert.ok(call?.type === 'function_call');
       const replay: ResponseInputItem[] = [
@@ -457,7 +488,7 @@ keys:
       const turn = replayedTurn(claude);
       assert.equal(turn?.content[0]?.type, 'thinking', 'the thinking block leads the assistant turn again');
       assert.ok(
-        (turn?.content[0]?.signature ?? '').length > 0 && !turn?.content[0]?.signature?.startsWith('swy1.'),
+        (turn?.content[0]?.signature ?? '').length > 0 && !/^swy\d\./.test(turn?.content[0]?.signature ?? ''),
         "the node's own signature",
       );
 

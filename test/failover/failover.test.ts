@@ -176,7 +176,9 @@ keys:
       async () => {
         silent.resetStats();
         const started = performance.now();
-        const response = await postChat(gateway.baseUrl, API_KEY, chatBody('silent-first', { stream }));
+        // A short reply: a non-streamed one may take first_byte_ms + 5 tokens at min_tokens_per_second (10): 700 ms.
+        const body = chatBody('silent-first', { stream, max_tokens: 5 });
+        const response = await postChat(gateway.baseUrl, API_KEY, body);
         const text = await response.text();
         const elapsed = performance.now() - started;
         assert.equal(response.status, 200, text);

@@ -407,7 +407,7 @@ keys:
         : await client.messages.create(params);
       const call = first.content.find((block) => block.type === 'tool_use');
       const thinking = first.content.find((block) => block.type === 'thinking');
-      assert.ok(call?.type === 'tool_use' && thinking?.type === 'thinking' && !thinking.signature.startsWith('swy1.'));
+      assert.ok(call?.type === 'tool_use' && thinking?.type === 'thinking' && !/^swy\d\./.test(thinking.signature));
       const result = {
         role: 'user' as const,
         content: [{ type: 'tool_result' as const, tool_use_id: call.id, content: 'ok' }],

@@ -196,3 +196,67 @@ test('close() with nothing in flight returns at once', TIMEOUT, async () => {
   assert.ok(Date.now() - started < 1000);
   await node.close();
 });
+
+test(
+  'the Messages door: a stream cut by the shutdown grace gets a message_delta with the usage so far, then the error event (translated and native nodes)',
+  TIMEOUT,
+  async () => {
+    const openaiNode = await startSimulator({ tokensPerSecond: 20 });
+    const anthropicNode = await startSimulator({ protocol: 'anthropic', tokensPerSecond: 20 });
+    const gateway = await startTestGateway(`
+nodes:
+  - { id: openai, provider: openai, base_url: "${openaiNode.baseUrl}" }
+  - { id: anthropic, provider: anthropic, base_url: "${anthropicNode.baseUrl}" }
+models:
+  - { id: translated, routes: [{ node: openai }] }
+  - { id: native, routes: [{ node: anthropic }] }
+keys: [{ key: ${API_KEY} }]
+`);
+    try {
+      const texts = await Promise.all(
+        ['translated', 'native'].map(async (model) => {
+          const response = await fetch(`${gateway.baseUrl}/messages`, {
+            method: 'POST',
+            headers: { 'x-api-key': API_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+            body: JSON.stringify({
+              model,
+              max_tokens: 400,
+              stream: true,
+              messages: [{ role: 'user', content: 'Shunt the train slowly.' }],
+            }),
+          });
+          assert.equal(response.status, 200, model);
+          return { model, text: response.text() };
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await gateway.running.close({ graceMs: 300 });
+      for (const { model, text } of texts) {
+        const events = sseData(await text).map((data) => JSON.parse(data) as Record<string, unknown>);
+        const error = events.at(-1) as { type: string; error: { type: string } };
+        assert.equal(error.type, 'error', `${model}: the stream ends with the error event`);
+        const delta = events.at(-2) as {
+          type: string;
+          delta: { stop_reason: unknown };
+          usage: { output_tokens: number };
+        };
+        assert.equal(delta.type, 'message_delta', `${model}: the usage so far comes before the error event`);
+        assert.equal(delta.delta.stop_reason, null, `${model}: the message did not stop`);
+        assert.ok(delta.usage.output_tokens > 0, `${model}: the tokens streamed so far are counted`);
+        const line = gateway
+          .logs()
+          .find((entry) => entry.msg === 'request' && entry.model === model && entry.error_code === 'shutting_down');
+        assert.ok(line, `${model}: the cut stream has its log line`);
+        assert.equal(
+          (line.usage as { completion_tokens: number }).completion_tokens,
+          delta.usage.output_tokens,
+          `${model}: booked at the usage the client read`,
+        );
+      }
+    } finally {
+      await gateway.running.close();
+      await openaiNode.close();
+      await anthropicNode.close();
+    }
+  },
+);

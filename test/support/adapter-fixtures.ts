@@ -89,7 +89,7 @@ export function fixtureNode(protocol: NodeConfig['protocol'], apiKey = 'node-sec
     apiKey,
     maxConcurrency: 1,
     weight: 1,
-    timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1 },
+    timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1, minTokensPerSecond: 1 },
     replies: { maxJsonBytes: 1024 * 1024, maxEventBytes: 1024 * 1024 },
     reasoningParam: 'reasoning_effort',
     maxTokensField: 'max_tokens',

@@ -38,6 +38,18 @@ export function messagesEvent(type: string, data: Record<string, unknown>): stri
 export const PING_EVENT = messagesEvent('ping', {});
 
 /**
+ * The usage so far of a stream cut before its end (shutdown grace, deadline, node failure):
+ * a `message_delta` without a stop reason, sent before the error event so the client reads
+ * what it is charged, as the chat and Responses doors send theirs (issue 28, finding 11).
+ */
+export function usageSoFarEvent(usage: Usage): string {
+  return messagesEvent('message_delta', {
+    delta: { stop_reason: null, stop_sequence: null, stop_details: null, container: null },
+    usage: deltaUsage(toMessagesUsage(usage)),
+  });
+}
+
+/**
  * Internal `chat.completion.chunk` events → Anthropic's stream (inbound-protocols 1.8, 3.2):
  * `message_start` (with the estimated input usage) before the first block; blocks opened
  * and closed in order with indexes 0, 1, 2… (never reused, rule A3); reasoning in its own
@@ -97,10 +109,14 @@ export class MessagesStreamTranslator {
     return out + messagesEvent('message_stop', {});
   }
 
-  /** A failure after the stream started: what is still pending, then the error event (rule C1). */
-  fail(lastEvents: string, errorBody: string): string {
-    const before = lastEvents === '' ? '' : this.write(lastEvents.endsWith('\n\n') ? lastEvents : `${lastEvents}\n\n`);
-    return `${before}event: error\ndata: ${errorBody}\n\n`;
+  /**
+   * A failure after the stream started: what is still pending, the usage so far when it is
+   * known (usageSoFarEvent), then the error event (rule C1).
+   */
+  fail(lastEvents: string, errorBody: string, usage?: Usage): string {
+    let out = lastEvents === '' ? '' : this.write(lastEvents.endsWith('\n\n') ? lastEvents : `${lastEvents}\n\n`);
+    if (usage !== undefined) out += this.start() + usageSoFarEvent(usage);
+    return `${out}event: error\ndata: ${errorBody}\n\n`;
   }
 
   private event(raw: string): string {

@@ -41,13 +41,16 @@ test('a chat reply becomes a message: thinking first with a sealed signature, te
     string,
     unknown
   >;
+  // Sealed with a fresh nonce each time: compared by what the signature opens to.
+  const content = reply.content as Array<Record<string, unknown>>;
+  content[0] = { ...content[0], signature: envelopes.open(content[0]?.signature) };
   assert.deepEqual(reply, {
     id: 'msg_R1',
     type: 'message',
     role: 'assistant',
     model: 'claude-gw',
     content: [
-      { type: 'thinking', thinking: 'I need the file.', signature: envelopes.seal({ node: 'vllm-1' }) },
+      { type: 'thinking', thinking: 'I need the file.', signature: { node: 'vllm-1' } },
       { type: 'text', text: 'Let me look.' },
       { type: 'tool_use', id: 'call_1', name: 'Read', input: { file_path: '/a' } },
       { type: 'tool_use', id: 'call_2', name: 'Now', input: {} },
@@ -129,5 +132,9 @@ test('envelopes: sealed ones open with their node, anything else does not', () =
   assert.deepEqual(envelopes.open(sealed), { node: 'n.with.dots', toolSignatures: { a: 'b' } });
   assert.equal(new ThinkingSignatures(new ReasoningEnvelope(Buffer.from('other'))).open(sealed), undefined);
   assert.equal(envelopes.open('EqQBCkYIBRgCKkA'), undefined);
-  assert.equal(envelopes.open(sealed.replace('swy1.', 'swy1.x')), undefined);
+  assert.equal(envelopes.open(sealed.replace('swy2.', 'swy2.x')), undefined);
+  // Altered anywhere (the last character is in the authentication tag): not opened.
+  const altered = sealed.slice(0, -1) + (sealed.endsWith('A') ? 'B' : 'A');
+  assert.equal(envelopes.open(altered), undefined);
+  assert.equal(envelopes.open('swy2.'), undefined);
 });

@@ -51,11 +51,10 @@ for (const file of readdirSync(FIXTURES).filter((name) => name.endsWith('.sse'))
       const whole = run([text, ''], summaryMode, id);
       assertResponsesEventOrder(parseResponsesEvents(whole));
       for (let seed = 1; seed <= 25; seed++) {
-        assert.equal(
-          run(randomPieces(text, seed), summaryMode, id).replace(/"completed_at":\d+/g, ''),
-          whole.replace(/"completed_at":\d+/g, ''),
-          `seed ${seed}`,
-        );
+        // Envelopes are sealed with a fresh nonce each: compared as sealed, not byte for byte.
+        const comparable = (events: string) =>
+          events.replace(/"completed_at":\d+/g, '').replace(/"swy2\.[\w-]+"/g, '"swy2.sealed"');
+        assert.equal(comparable(run(randomPieces(text, seed), summaryMode, id)), comparable(whole), `seed ${seed}`);
       }
     });
   }

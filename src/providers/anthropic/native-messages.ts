@@ -3,6 +3,7 @@ import { gatewayError } from '../../errors/gateway-error.js';
 import { isEnvelope } from '../../protocol/anthropic/gateway-artifact.js';
 import { invalidReply } from '../../upstream/node-failure.js';
 import { inStreamNodeError } from '../classify-node-error.js';
+import { withoutNodeSecret } from '../redact-node-secret.js';
 import { isRecord } from '../translate-content.js';
 import { parseNodeObject } from '../translated-reply.js';
 import {
@@ -164,7 +165,11 @@ export function createNativeMessagesRelay(context: CallContext): StreamMapper {
         // The node's own event, for a Messages client after the first byte (inbound-protocols 3.4).
         throw gatewayError('bad_gateway', {
           params: failure.params,
-          upstream: { nodeId: context.node.id, protocol: 'anthropic', body: Buffer.from(record.data) },
+          upstream: {
+            nodeId: context.node.id,
+            protocol: 'anthropic',
+            body: Buffer.from(withoutNodeSecret(record.data, context.node)),
+          },
         });
       }
       case 'message_delta': {

@@ -18,7 +18,7 @@ const node: NodeConfig = {
   apiKey: 'node-secret',
   maxConcurrency: 4,
   weight: 1,
-  timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1 },
+  timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1, minTokensPerSecond: 1 },
   replies: { maxJsonBytes: 1024 * 1024, maxEventBytes: 1024 * 1024 },
   reasoningParam: 'reasoning_effort',
   maxTokensField: 'max_tokens',

@@ -1,3 +1,4 @@
+import { withoutNodeSecret } from '../redact-node-secret.js';
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
 import { parseNodeObject } from '../translated-reply.js';
 import { modelField, replaceModelField } from '../replace-model-field.js';
@@ -52,13 +53,18 @@ export const nativeResponsesAdapter: NativeAdapter = {
         // Only lifecycle events name the model (and carry usage): the deltas pass as they came.
         if (!record.data.includes('"response":{')) {
           countDelta(record.data, summary);
-          write(`${name}data: ${record.data}\n\n`);
+          // A node's error event reaches the client: without the node's key (issue 28, finding 12).
+          const data = record.event === 'error' ? withoutNodeSecret(record.data, context.node) : record.data;
+          write(`${name}data: ${data}\n\n`);
           return 'more';
         }
         const event = parseNodeObject(record.data, context, 'event');
         const response = event.response as Item;
         if (typeof response.id === 'string') identity.id = response.id;
-        write(`${name}data: ${withClientModel(record.data, event, response, context.clientModel)}\n\n`);
+        const relayed = withClientModel(record.data, event, response, context.clientModel);
+        write(
+          `${name}data: ${event.type === 'response.failed' ? withoutNodeSecret(relayed, context.node) : relayed}\n\n`,
+        );
         if (!TERMINAL_EVENTS.has(String(event.type))) return 'more';
         summarize(response, summary);
         return 'end';

@@ -5,6 +5,7 @@ import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stre
 import type { CallContext, ReplySummary } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
 import { modelField, replaceEveryModelField } from '../replace-model-field.js';
+import { withoutNodeSecret } from '../redact-node-secret.js';
 
 /** Options for tests. */
 export interface StreamMapperOptions {
@@ -236,7 +237,7 @@ function inStreamError(error: unknown, context: CallContext) {
       ? (error as { message: string }).message
       : 'the node reported an error';
   return gatewayError('bad_gateway', {
-    params: { reason: `node ${context.node.id}: ${message}` },
+    params: { reason: `node ${context.node.id}: ${withoutNodeSecret(message, context.node)}` },
     upstream: { nodeId: context.node.id },
   });
 }

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
@@ -272,7 +272,7 @@ if(errors === _errs22){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 const _errs24 = errors;
 for(const key1 in data6){
-if(!((((key1 === "connect_ms") || (key1 === "first_byte_ms")) || (key1 === "idle_ms")) || (key1 === "total_ms"))){
+if(!(((((key1 === "connect_ms") || (key1 === "first_byte_ms")) || (key1 === "idle_ms")) || (key1 === "total_ms")) || (key1 === "min_tokens_per_second"))){
 validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data6}];
 return false;
 break;
@@ -362,6 +362,28 @@ var valid2 = _errs31 === errors;
 else {
 var valid2 = true;
 }
+if(valid2){
+if(data6.min_tokens_per_second !== undefined){
+let data11 = data6.min_tokens_per_second;
+const _errs33 = errors;
+if(errors === _errs33){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 <= 0 || isNaN(data11)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data11}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data11}];
+return false;
+}
+}
+var valid2 = _errs33 === errors;
+}
+else {
+var valid2 = true;
+}
+}
 }
 }
 }
@@ -379,51 +401,30 @@ var valid0 = true;
 }
 if(valid0){
 if(data.replies !== undefined){
-let data11 = data.replies;
-const _errs33 = errors;
-if(errors === _errs33){
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+let data12 = data.replies;
 const _errs35 = errors;
-for(const key2 in data11){
+if(errors === _errs35){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+const _errs37 = errors;
+for(const key2 in data12){
 if(!((key2 === "max_json_bytes") || (key2 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.replies,data:data11}];
+validate10.errors = [{instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.replies,data:data12}];
 return false;
 break;
 }
 }
-if(_errs35 === errors){
-if(data11.max_json_bytes !== undefined){
-let data12 = data11.max_json_bytes;
-const _errs36 = errors;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate10.errors = [{instancePath:instancePath+"/replies/max_json_bytes",schemaPath:"#/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.replies.properties.max_json_bytes,data:data12}];
-return false;
-}
-if(errors === _errs36){
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 < 1024 || isNaN(data12)){
-validate10.errors = [{instancePath:instancePath+"/replies/max_json_bytes",schemaPath:"#/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.replies.properties.max_json_bytes,data:data12}];
-return false;
-}
-}
-}
-var valid3 = _errs36 === errors;
-}
-else {
-var valid3 = true;
-}
-if(valid3){
-if(data11.max_event_bytes !== undefined){
-let data13 = data11.max_event_bytes;
+if(_errs37 === errors){
+if(data12.max_json_bytes !== undefined){
+let data13 = data12.max_json_bytes;
 const _errs38 = errors;
 if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-validate10.errors = [{instancePath:instancePath+"/replies/max_event_bytes",schemaPath:"#/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.replies.properties.max_event_bytes,data:data13}];
+validate10.errors = [{instancePath:instancePath+"/replies/max_json_bytes",schemaPath:"#/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.replies.properties.max_json_bytes,data:data13}];
 return false;
 }
 if(errors === _errs38){
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 < 1024 || isNaN(data13)){
-validate10.errors = [{instancePath:instancePath+"/replies/max_event_bytes",schemaPath:"#/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.replies.properties.max_event_bytes,data:data13}];
+validate10.errors = [{instancePath:instancePath+"/replies/max_json_bytes",schemaPath:"#/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.replies.properties.max_json_bytes,data:data13}];
 return false;
 }
 }
@@ -433,28 +434,49 @@ var valid3 = _errs38 === errors;
 else {
 var valid3 = true;
 }
+if(valid3){
+if(data12.max_event_bytes !== undefined){
+let data14 = data12.max_event_bytes;
+const _errs40 = errors;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+validate10.errors = [{instancePath:instancePath+"/replies/max_event_bytes",schemaPath:"#/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.replies.properties.max_event_bytes,data:data14}];
+return false;
+}
+if(errors === _errs40){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 < 1024 || isNaN(data14)){
+validate10.errors = [{instancePath:instancePath+"/replies/max_event_bytes",schemaPath:"#/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.replies.properties.max_event_bytes,data:data14}];
+return false;
+}
+}
+}
+var valid3 = _errs40 === errors;
+}
+else {
+var valid3 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.replies.type,parentSchema:schema11.properties.replies,data:data11}];
+validate10.errors = [{instancePath:instancePath+"/replies",schemaPath:"#/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.replies.type,parentSchema:schema11.properties.replies,data:data12}];
 return false;
 }
 }
-var valid0 = _errs33 === errors;
+var valid0 = _errs35 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.reasoning_param !== undefined){
-let data14 = data.reasoning_param;
-const _errs40 = errors;
-const _errs41 = errors;
-let valid4 = false;
+let data15 = data.reasoning_param;
 const _errs42 = errors;
-if(typeof data14 !== "string"){
-const err9 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.reasoning_param.anyOf[0],data:data14};
+const _errs43 = errors;
+let valid4 = false;
+const _errs44 = errors;
+if(typeof data15 !== "string"){
+const err9 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.reasoning_param.anyOf[0],data:data15};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -463,8 +485,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if("reasoning_effort" !== data14){
-const err10 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.reasoning_param.anyOf[0],data:data14};
+if("reasoning_effort" !== data15){
+const err10 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.reasoning_param.anyOf[0],data:data15};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -473,12 +495,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-var _valid1 = _errs42 === errors;
+var _valid1 = _errs44 === errors;
 valid4 = valid4 || _valid1;
 if(!valid4){
-const _errs44 = errors;
-if(typeof data14 !== "string"){
-const err11 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.reasoning_param.anyOf[1],data:data14};
+const _errs46 = errors;
+if(typeof data15 !== "string"){
+const err11 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.reasoning_param.anyOf[1],data:data15};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -487,8 +509,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if("reasoning" !== data14){
-const err12 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.reasoning_param.anyOf[1],data:data14};
+if("reasoning" !== data15){
+const err12 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.reasoning_param.anyOf[1],data:data15};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -497,11 +519,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-var _valid1 = _errs44 === errors;
+var _valid1 = _errs46 === errors;
 valid4 = valid4 || _valid1;
 }
 if(!valid4){
-const err13 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_param.anyOf,parentSchema:schema11.properties.reasoning_param,data:data14};
+const err13 = {instancePath:instancePath+"/reasoning_param",schemaPath:"#/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.reasoning_param.anyOf,parentSchema:schema11.properties.reasoning_param,data:data15};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -513,30 +535,30 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs41;
+errors = _errs43;
 if(vErrors !== null){
-if(_errs41){
-vErrors.length = _errs41;
+if(_errs43){
+vErrors.length = _errs43;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs40 === errors;
+var valid0 = _errs42 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.max_tokens_field !== undefined){
-let data15 = data.max_tokens_field;
-const _errs46 = errors;
-const _errs47 = errors;
-let valid5 = false;
+let data16 = data.max_tokens_field;
 const _errs48 = errors;
-if(typeof data15 !== "string"){
-const err14 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.max_tokens_field.anyOf[0],data:data15};
+const _errs49 = errors;
+let valid5 = false;
+const _errs50 = errors;
+if(typeof data16 !== "string"){
+const err14 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.max_tokens_field.anyOf[0],data:data16};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -545,8 +567,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if("max_tokens" !== data15){
-const err15 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.max_tokens_field.anyOf[0],data:data15};
+if("max_tokens" !== data16){
+const err15 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.max_tokens_field.anyOf[0],data:data16};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -555,12 +577,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-var _valid2 = _errs48 === errors;
+var _valid2 = _errs50 === errors;
 valid5 = valid5 || _valid2;
 if(!valid5){
-const _errs50 = errors;
-if(typeof data15 !== "string"){
-const err16 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.max_tokens_field.anyOf[1],data:data15};
+const _errs52 = errors;
+if(typeof data16 !== "string"){
+const err16 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.max_tokens_field.anyOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -569,8 +591,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if("max_completion_tokens" !== data15){
-const err17 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.max_tokens_field.anyOf[1],data:data15};
+if("max_completion_tokens" !== data16){
+const err17 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.max_tokens_field.anyOf[1],data:data16};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -579,11 +601,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid2 = _errs50 === errors;
+var _valid2 = _errs52 === errors;
 valid5 = valid5 || _valid2;
 }
 if(!valid5){
-const err18 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.max_tokens_field,data:data15};
+const err18 = {instancePath:instancePath+"/max_tokens_field",schemaPath:"#/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.max_tokens_field,data:data16};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -595,47 +617,47 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs47;
+errors = _errs49;
 if(vErrors !== null){
-if(_errs47){
-vErrors.length = _errs47;
+if(_errs49){
+vErrors.length = _errs49;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs46 === errors;
+var valid0 = _errs48 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.apis !== undefined){
-let data16 = data.apis;
-const _errs52 = errors;
-if(errors === _errs52){
-if(Array.isArray(data16)){
-if(data16.length > 2){
-validate10.errors = [{instancePath:instancePath+"/apis",schemaPath:"#/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.apis,data:data16}];
+let data17 = data.apis;
+const _errs54 = errors;
+if(errors === _errs54){
+if(Array.isArray(data17)){
+if(data17.length > 2){
+validate10.errors = [{instancePath:instancePath+"/apis",schemaPath:"#/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.apis,data:data17}];
 return false;
 }
 else {
-if(data16.length < 1){
-validate10.errors = [{instancePath:instancePath+"/apis",schemaPath:"#/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.apis,data:data16}];
+if(data17.length < 1){
+validate10.errors = [{instancePath:instancePath+"/apis",schemaPath:"#/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.apis,data:data17}];
 return false;
 }
 else {
 var valid6 = true;
-const len0 = data16.length;
+const len0 = data17.length;
 for(let i0=0; i0<len0; i0++){
-let data17 = data16[i0];
-const _errs54 = errors;
-const _errs55 = errors;
-let valid7 = false;
+let data18 = data17[i0];
 const _errs56 = errors;
-if(typeof data17 !== "string"){
-const err19 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.apis.items.anyOf[0],data:data17};
+const _errs57 = errors;
+let valid7 = false;
+const _errs58 = errors;
+if(typeof data18 !== "string"){
+const err19 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.apis.items.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -644,8 +666,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if("chat" !== data17){
-const err20 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.apis.items.anyOf[0],data:data17};
+if("chat" !== data18){
+const err20 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.apis.items.anyOf[0],data:data18};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -654,12 +676,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid3 = _errs56 === errors;
+var _valid3 = _errs58 === errors;
 valid7 = valid7 || _valid3;
 if(!valid7){
-const _errs58 = errors;
-if(typeof data17 !== "string"){
-const err21 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.apis.items.anyOf[1],data:data17};
+const _errs60 = errors;
+if(typeof data18 !== "string"){
+const err21 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.apis.items.anyOf[1],data:data18};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -668,8 +690,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if("responses" !== data17){
-const err22 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.apis.items.anyOf[1],data:data17};
+if("responses" !== data18){
+const err22 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.apis.items.anyOf[1],data:data18};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -678,11 +700,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-var _valid3 = _errs58 === errors;
+var _valid3 = _errs60 === errors;
 valid7 = valid7 || _valid3;
 }
 if(!valid7){
-const err23 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.apis.items.anyOf,parentSchema:schema11.properties.apis.items,data:data17};
+const err23 = {instancePath:instancePath+"/apis/" + i0,schemaPath:"#/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.apis.items.anyOf,parentSchema:schema11.properties.apis.items,data:data18};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -694,17 +716,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs55;
+errors = _errs57;
 if(vErrors !== null){
-if(_errs55){
-vErrors.length = _errs55;
+if(_errs57){
+vErrors.length = _errs57;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid6 = _errs54 === errors;
+var valid6 = _errs56 === errors;
 if(!valid6){
 break;
 }
@@ -713,64 +735,43 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/apis",schemaPath:"#/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.apis.type,parentSchema:schema11.properties.apis,data:data16}];
+validate10.errors = [{instancePath:instancePath+"/apis",schemaPath:"#/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.apis.type,parentSchema:schema11.properties.apis,data:data17}];
 return false;
 }
 }
-var valid0 = _errs52 === errors;
+var valid0 = _errs54 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.simulated !== undefined){
-let data18 = data.simulated;
-const _errs60 = errors;
-if(errors === _errs60){
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+let data19 = data.simulated;
 const _errs62 = errors;
-for(const key3 in data18){
+if(errors === _errs62){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+const _errs64 = errors;
+for(const key3 in data19){
 if(!((((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol")) || (key3 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data19}];
 return false;
 break;
 }
 }
-if(_errs62 === errors){
-if(data18.first_byte_ms !== undefined){
-let data19 = data18.first_byte_ms;
-const _errs63 = errors;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data19}];
-return false;
-}
-if(errors === _errs63){
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 0 || isNaN(data19)){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data19}];
-return false;
-}
-}
-}
-var valid8 = _errs63 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data18.tokens_per_second !== undefined){
-let data20 = data18.tokens_per_second;
+if(_errs64 === errors){
+if(data19.first_byte_ms !== undefined){
+let data20 = data19.first_byte_ms;
 const _errs65 = errors;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data20}];
+return false;
+}
 if(errors === _errs65){
 if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 < 0 || isNaN(data20)){
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data20}];
 return false;
 }
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data20}];
-return false;
 }
 }
 var valid8 = _errs65 === errors;
@@ -779,14 +780,35 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data18.reasoning_field !== undefined){
-let data21 = data18.reasoning_field;
+if(data19.tokens_per_second !== undefined){
+let data21 = data19.tokens_per_second;
 const _errs67 = errors;
-const _errs68 = errors;
-let valid9 = false;
+if(errors === _errs67){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 0 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data21}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data21}];
+return false;
+}
+}
+var valid8 = _errs67 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data19.reasoning_field !== undefined){
+let data22 = data19.reasoning_field;
 const _errs69 = errors;
-if(typeof data21 !== "string"){
-const err24 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data21};
+const _errs70 = errors;
+let valid9 = false;
+const _errs71 = errors;
+if(typeof data22 !== "string"){
+const err24 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -795,8 +817,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if("reasoning_content" !== data21){
-const err25 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data21};
+if("reasoning_content" !== data22){
+const err25 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data22};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -805,12 +827,12 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid4 = _errs69 === errors;
+var _valid4 = _errs71 === errors;
 valid9 = valid9 || _valid4;
 if(!valid9){
-const _errs71 = errors;
-if(typeof data21 !== "string"){
-const err26 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data21};
+const _errs73 = errors;
+if(typeof data22 !== "string"){
+const err26 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data22};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -819,8 +841,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-if("reasoning" !== data21){
-const err27 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data21};
+if("reasoning" !== data22){
+const err27 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data22};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -829,11 +851,11 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid4 = _errs71 === errors;
+var _valid4 = _errs73 === errors;
 valid9 = valid9 || _valid4;
 }
 if(!valid9){
-const err28 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data21};
+const err28 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data22};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -845,57 +867,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs68;
+errors = _errs70;
 if(vErrors !== null){
-if(_errs68){
-vErrors.length = _errs68;
+if(_errs70){
+vErrors.length = _errs70;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid8 = _errs67 === errors;
+var valid8 = _errs69 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
-if(data18.port !== undefined){
-let data22 = data18.port;
-const _errs73 = errors;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data22}];
-return false;
-}
-if(errors === _errs73){
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 > 65535 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data22}];
-return false;
-}
-else {
-if(data22 < 0 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data22}];
-return false;
-}
-}
-}
-}
-var valid8 = _errs73 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data18.protocol !== undefined){
-let data23 = data18.protocol;
+if(data19.port !== undefined){
+let data23 = data19.port;
 const _errs75 = errors;
-const _errs76 = errors;
-let valid10 = false;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data23}];
+return false;
+}
+if(errors === _errs75){
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 > 65535 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data23}];
+return false;
+}
+else {
+if(data23 < 0 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data23}];
+return false;
+}
+}
+}
+}
+var valid8 = _errs75 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data19.protocol !== undefined){
+let data24 = data19.protocol;
 const _errs77 = errors;
-if(typeof data23 !== "string"){
-const err29 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data23};
+const _errs78 = errors;
+let valid10 = false;
+const _errs79 = errors;
+if(typeof data24 !== "string"){
+const err29 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data24};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -904,8 +926,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-if("openai" !== data23){
-const err30 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data23};
+if("openai" !== data24){
+const err30 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data24};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -914,12 +936,12 @@ vErrors.push(err30);
 }
 errors++;
 }
-var _valid5 = _errs77 === errors;
+var _valid5 = _errs79 === errors;
 valid10 = valid10 || _valid5;
 if(!valid10){
-const _errs79 = errors;
-if(typeof data23 !== "string"){
-const err31 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data23};
+const _errs81 = errors;
+if(typeof data24 !== "string"){
+const err31 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data24};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -928,8 +950,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if("anthropic" !== data23){
-const err32 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data23};
+if("anthropic" !== data24){
+const err32 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data24};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -938,12 +960,12 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid5 = _errs79 === errors;
+var _valid5 = _errs81 === errors;
 valid10 = valid10 || _valid5;
 if(!valid10){
-const _errs81 = errors;
-if(typeof data23 !== "string"){
-const err33 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data23};
+const _errs83 = errors;
+if(typeof data24 !== "string"){
+const err33 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data24};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -952,8 +974,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-if("gemini" !== data23){
-const err34 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data23};
+if("gemini" !== data24){
+const err34 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data24};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -962,12 +984,12 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid5 = _errs81 === errors;
+var _valid5 = _errs83 === errors;
 valid10 = valid10 || _valid5;
 }
 }
 if(!valid10){
-const err35 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data23};
+const err35 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data24};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -979,90 +1001,90 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs76;
+errors = _errs78;
 if(vErrors !== null){
-if(_errs76){
-vErrors.length = _errs76;
+if(_errs78){
+vErrors.length = _errs78;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid8 = _errs75 === errors;
+var valid8 = _errs77 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
-if(data18.scripts !== undefined){
-let data24 = data18.scripts;
-const _errs83 = errors;
-if(errors === _errs83){
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-var valid11 = true;
-for(const key4 in data24){
-if(pattern2.test(key4)){
-let data25 = data24[key4];
+if(data19.scripts !== undefined){
+let data25 = data19.scripts;
 const _errs85 = errors;
 if(errors === _errs85){
-if(Array.isArray(data25)){
-if(data25.length < 1){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data25}];
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+var valid11 = true;
+for(const key4 in data25){
+if(pattern2.test(key4)){
+let data26 = data25[key4];
+const _errs87 = errors;
+if(errors === _errs87){
+if(Array.isArray(data26)){
+if(data26.length < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data26}];
 return false;
 }
 else {
 var valid12 = true;
-const len1 = data25.length;
+const len1 = data26.length;
 for(let i1=0; i1<len1; i1++){
-let data26 = data25[i1];
-const _errs87 = errors;
-if(errors === _errs87){
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+let data27 = data26[i1];
 const _errs89 = errors;
-for(const key5 in data26){
-if(!(((key5 === "when") || (key5 === "call")) || (key5 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data26}];
-return false;
-break;
-}
-}
-if(_errs89 === errors){
-if(data26.when !== undefined){
-let data27 = data26.when;
-const _errs90 = errors;
-if(errors === _errs90){
+if(errors === _errs89){
 if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-const _errs92 = errors;
-for(const key6 in data27){
-if(!(((key6 === "tools_offered") || (key6 === "last_role")) || (key6 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data27}];
+const _errs91 = errors;
+for(const key5 in data27){
+if(!(((key5 === "when") || (key5 === "call")) || (key5 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data27}];
 return false;
 break;
 }
 }
-if(_errs92 === errors){
-if(data27.tools_offered !== undefined){
-let data28 = data27.tools_offered;
-const _errs93 = errors;
-if(typeof data28 !== "boolean"){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/tools_offered",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data28}];
+if(_errs91 === errors){
+if(data27.when !== undefined){
+let data28 = data27.when;
+const _errs92 = errors;
+if(errors === _errs92){
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+const _errs94 = errors;
+for(const key6 in data28){
+if(!(((key6 === "tools_offered") || (key6 === "last_role")) || (key6 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data28}];
+return false;
+break;
+}
+}
+if(_errs94 === errors){
+if(data28.tools_offered !== undefined){
+let data29 = data28.tools_offered;
+const _errs95 = errors;
+if(typeof data29 !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/tools_offered",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data29}];
 return false;
 }
-var valid14 = _errs93 === errors;
+var valid14 = _errs95 === errors;
 }
 else {
 var valid14 = true;
 }
 if(valid14){
-if(data27.last_role !== undefined){
-let data29 = data27.last_role;
-const _errs95 = errors;
-const _errs96 = errors;
-let valid15 = false;
+if(data28.last_role !== undefined){
+let data30 = data28.last_role;
 const _errs97 = errors;
-if(typeof data29 !== "string"){
-const err36 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data29};
+const _errs98 = errors;
+let valid15 = false;
+const _errs99 = errors;
+if(typeof data30 !== "string"){
+const err36 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data30};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1071,8 +1093,8 @@ vErrors.push(err36);
 }
 errors++;
 }
-if("user" !== data29){
-const err37 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data29};
+if("user" !== data30){
+const err37 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data30};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1081,12 +1103,12 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid6 = _errs97 === errors;
+var _valid6 = _errs99 === errors;
 valid15 = valid15 || _valid6;
 if(!valid15){
-const _errs99 = errors;
-if(typeof data29 !== "string"){
-const err38 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data29};
+const _errs101 = errors;
+if(typeof data30 !== "string"){
+const err38 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data30};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1095,8 +1117,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-if("assistant" !== data29){
-const err39 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data29};
+if("assistant" !== data30){
+const err39 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data30};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1105,12 +1127,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid6 = _errs99 === errors;
+var _valid6 = _errs101 === errors;
 valid15 = valid15 || _valid6;
 if(!valid15){
-const _errs101 = errors;
-if(typeof data29 !== "string"){
-const err40 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data29};
+const _errs103 = errors;
+if(typeof data30 !== "string"){
+const err40 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data30};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1119,8 +1141,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-if("tool" !== data29){
-const err41 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data29};
+if("tool" !== data30){
+const err41 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data30};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1129,12 +1151,12 @@ vErrors.push(err41);
 }
 errors++;
 }
-var _valid6 = _errs101 === errors;
+var _valid6 = _errs103 === errors;
 valid15 = valid15 || _valid6;
 if(!valid15){
-const _errs103 = errors;
-if(typeof data29 !== "string"){
-const err42 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data29};
+const _errs105 = errors;
+if(typeof data30 !== "string"){
+const err42 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data30};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1143,8 +1165,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-if("system" !== data29){
-const err43 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data29};
+if("system" !== data30){
+const err43 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data30};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1153,13 +1175,13 @@ vErrors.push(err43);
 }
 errors++;
 }
-var _valid6 = _errs103 === errors;
+var _valid6 = _errs105 === errors;
 valid15 = valid15 || _valid6;
 }
 }
 }
 if(!valid15){
-const err44 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data29};
+const err44 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data30};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1171,38 +1193,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs96;
+errors = _errs98;
 if(vErrors !== null){
-if(_errs96){
-vErrors.length = _errs96;
+if(_errs98){
+vErrors.length = _errs98;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid14 = _errs95 === errors;
+var valid14 = _errs97 === errors;
 }
 else {
 var valid14 = true;
 }
 if(valid14){
-if(data27.last_message_matches !== undefined){
-let data30 = data27.last_message_matches;
-const _errs105 = errors;
-if(errors === _errs105){
-if(typeof data30 === "string"){
-if(func3(data30) < 1){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data30}];
+if(data28.last_message_matches !== undefined){
+let data31 = data28.last_message_matches;
+const _errs107 = errors;
+if(errors === _errs107){
+if(typeof data31 === "string"){
+if(func3(data31) < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data31}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data30}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data31}];
 return false;
 }
 }
-var valid14 = _errs105 === errors;
+var valid14 = _errs107 === errors;
 }
 else {
 var valid14 = true;
@@ -1212,63 +1234,48 @@ var valid14 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data27}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data28}];
 return false;
 }
 }
-var valid13 = _errs90 === errors;
+var valid13 = _errs92 === errors;
 }
 else {
 var valid13 = true;
 }
 if(valid13){
-if(data26.call !== undefined){
-let data31 = data26.call;
-const _errs107 = errors;
-if(errors === _errs107){
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+if(data27.call !== undefined){
+let data32 = data27.call;
+const _errs109 = errors;
+if(errors === _errs109){
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
 let missing1;
-if((data31.tool === undefined) && (missing1 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data31}];
+if((data32.tool === undefined) && (missing1 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data32}];
 return false;
 }
 else {
-const _errs109 = errors;
-for(const key7 in data31){
+const _errs111 = errors;
+for(const key7 in data32){
 if(!((key7 === "tool") || (key7 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data32}];
 return false;
 break;
 }
 }
-if(_errs109 === errors){
-if(data31.tool !== undefined){
-let data32 = data31.tool;
-const _errs110 = errors;
-if(errors === _errs110){
-if(typeof data32 === "string"){
-if(func3(data32) < 1){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data32}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data32}];
-return false;
-}
-}
-var valid16 = _errs110 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data31.arguments !== undefined){
-let data33 = data31.arguments;
+if(_errs111 === errors){
+if(data32.tool !== undefined){
+let data33 = data32.tool;
 const _errs112 = errors;
 if(errors === _errs112){
-if(!(data33 && typeof data33 == "object" && !Array.isArray(data33))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/arguments",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data33}];
+if(typeof data33 === "string"){
+if(func3(data33) < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data33}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data33}];
 return false;
 }
 }
@@ -1277,29 +1284,44 @@ var valid16 = _errs112 === errors;
 else {
 var valid16 = true;
 }
+if(valid16){
+if(data32.arguments !== undefined){
+let data34 = data32.arguments;
+const _errs114 = errors;
+if(errors === _errs114){
+if(!(data34 && typeof data34 == "object" && !Array.isArray(data34))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/arguments",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data34}];
+return false;
+}
+}
+var valid16 = _errs114 === errors;
+}
+else {
+var valid16 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data32}];
 return false;
 }
 }
-var valid13 = _errs107 === errors;
+var valid13 = _errs109 === errors;
 }
 else {
 var valid13 = true;
 }
 if(valid13){
-if(data26.answer !== undefined){
-let data34 = data26.answer;
-const _errs114 = errors;
-if(typeof data34 !== "string"){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/answer",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data34}];
+if(data27.answer !== undefined){
+let data35 = data27.answer;
+const _errs116 = errors;
+if(typeof data35 !== "string"){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/answer",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data35}];
 return false;
 }
-var valid13 = _errs114 === errors;
+var valid13 = _errs116 === errors;
 }
 else {
 var valid13 = true;
@@ -1309,11 +1331,11 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data27}];
 return false;
 }
 }
-var valid12 = _errs87 === errors;
+var valid12 = _errs89 === errors;
 if(!valid12){
 break;
 }
@@ -1321,11 +1343,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data25}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data26}];
 return false;
 }
 }
-var valid11 = _errs85 === errors;
+var valid11 = _errs87 === errors;
 if(!valid11){
 break;
 }
@@ -1333,11 +1355,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts",schemaPath:"#/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.simulated.properties.scripts,data:data24}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts",schemaPath:"#/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.simulated.properties.scripts,data:data25}];
 return false;
 }
 }
-var valid8 = _errs83 === errors;
+var valid8 = _errs85 === errors;
 }
 else {
 var valid8 = true;
@@ -1350,81 +1372,60 @@ var valid8 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data19}];
 return false;
 }
 }
-var valid0 = _errs60 === errors;
+var valid0 = _errs62 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data35 = data.models;
-const _errs116 = errors;
-if(errors === _errs116){
-if(Array.isArray(data35)){
-if(data35.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data35}];
+let data36 = data.models;
+const _errs118 = errors;
+if(errors === _errs118){
+if(Array.isArray(data36)){
+if(data36.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data36}];
 return false;
 }
 else {
 var valid17 = true;
-const len2 = data35.length;
+const len2 = data36.length;
 for(let i2=0; i2<len2; i2++){
-let data36 = data35[i2];
-const _errs118 = errors;
-if(errors === _errs118){
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let data37 = data36[i2];
+const _errs120 = errors;
+if(errors === _errs120){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
 let missing2;
-if((data36.model === undefined) && (missing2 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data36}];
+if((data37.model === undefined) && (missing2 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data37}];
 return false;
 }
 else {
-const _errs120 = errors;
-for(const key8 in data36){
+const _errs122 = errors;
+for(const key8 in data37){
 if(!((((key8 === "model") || (key8 === "upstream_model")) || (key8 === "weight")) || (key8 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data37}];
 return false;
 break;
 }
 }
-if(_errs120 === errors){
-if(data36.model !== undefined){
-let data37 = data36.model;
-const _errs121 = errors;
-if(errors === _errs121){
-if(typeof data37 === "string"){
-if(func3(data37) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data37}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data37}];
-return false;
-}
-}
-var valid18 = _errs121 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data36.upstream_model !== undefined){
-let data38 = data36.upstream_model;
+if(_errs122 === errors){
+if(data37.model !== undefined){
+let data38 = data37.model;
 const _errs123 = errors;
 if(errors === _errs123){
 if(typeof data38 === "string"){
 if(func3(data38) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data38}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data38}];
 return false;
 }
 }
@@ -1434,18 +1435,18 @@ else {
 var valid18 = true;
 }
 if(valid18){
-if(data36.weight !== undefined){
-let data39 = data36.weight;
+if(data37.upstream_model !== undefined){
+let data39 = data37.upstream_model;
 const _errs125 = errors;
 if(errors === _errs125){
-if((typeof data39 == "number") && (isFinite(data39))){
-if(data39 <= 0 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data39}];
+if(typeof data39 === "string"){
+if(func3(data39) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data39}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data39}];
 return false;
 }
 }
@@ -1455,22 +1456,43 @@ else {
 var valid18 = true;
 }
 if(valid18){
-if(data36.priority !== undefined){
-let data40 = data36.priority;
+if(data37.weight !== undefined){
+let data40 = data37.weight;
 const _errs127 = errors;
-if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data40}];
-return false;
-}
 if(errors === _errs127){
 if((typeof data40 == "number") && (isFinite(data40))){
-if(data40 < 0 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data40}];
+if(data40 <= 0 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data40}];
 return false;
 }
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data40}];
+return false;
 }
 }
 var valid18 = _errs127 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data37.priority !== undefined){
+let data41 = data37.priority;
+const _errs129 = errors;
+if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data41}];
+return false;
+}
+if(errors === _errs129){
+if((typeof data41 == "number") && (isFinite(data41))){
+if(data41 < 0 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data41}];
+return false;
+}
+}
+}
+var valid18 = _errs129 === errors;
 }
 else {
 var valid18 = true;
@@ -1482,11 +1504,11 @@ var valid18 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data37}];
 return false;
 }
 }
-var valid17 = _errs118 === errors;
+var valid17 = _errs120 === errors;
 if(!valid17){
 break;
 }
@@ -1494,11 +1516,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data36}];
 return false;
 }
 }
-var valid0 = _errs116 === errors;
+var valid0 = _errs118 === errors;
 }
 else {
 var valid0 = true;
