@@ -59,7 +59,7 @@ test('"say hi" with an agent\'s tools offered is answered in text, no tool calle
   }
 });
 
-test('a file named in the user\'s words is read with the reading tool, or cat through the shell tool', () => {
+test("a file named in the user's words is read with the reading tool, or cat through the shell tool", () => {
   const claude = plan([userTurn('What does notes.txt in this directory say? Read it.')]);
   assert.equal(claude.toolCalls[0]?.name, 'Read');
   assert.equal(args(claude).file_path, 'notes.txt');
@@ -107,7 +107,7 @@ test('tool_choice required still calls: the requested tool, else the first calla
   assert.equal(forced.toolCalls[0]?.name, 'Bash');
 });
 
-test('the user\'s words: tagged blocks removed (unclosed tags kept), files and quoted commands found', () => {
+test("the user's words: tagged blocks removed (unclosed tags kept), files and quoted commands found", () => {
   assert.equal(withoutTaggedBlocks('<a>x</a> hi <b>y</b>'), 'hi');
   assert.equal(withoutTaggedBlocks('a <b> c'), 'a <b> c');
   assert.equal(withoutTaggedBlocks(`${'<a>'.repeat(10_000)} hi`), `${'<a>'.repeat(10_000)} hi`);

@@ -103,7 +103,10 @@ function requestedCall(
 function answerFromResult(result: string): ScriptDecision {
   const quoted =
     result.length > MAX_QUOTED_RESULT_CHARACTERS ? `${result.slice(0, MAX_QUOTED_RESULT_CHARACTERS)} …` : result;
-  return { kind: 'answer', text: quoted.trim() === '' ? 'The tool returned nothing.' : `The tool returned:\n${quoted}` };
+  return {
+    kind: 'answer',
+    text: quoted.trim() === '' ? 'The tool returned nothing.' : `The tool returned:\n${quoted}`,
+  };
 }
 
 /**

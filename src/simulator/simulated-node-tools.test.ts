@@ -229,9 +229,9 @@ test('gemini: functionCall parts, candidateCount candidates, JSON mime type', TI
   assert.equal(call?.name, 'track_parcel');
   assert.equal(call?.args.express, true);
 
-  const streamed = sseData(await (await post('streamGenerateContent?alt=sse', { contents, tools, toolConfig })).text()).map(
-    (data) => JSON.parse(data) as GeminiResponse,
-  );
+  const streamed = sseData(
+    await (await post('streamGenerateContent?alt=sse', { contents, tools, toolConfig })).text(),
+  ).map((data) => JSON.parse(data) as GeminiResponse);
   assert.deepEqual(
     streamed.flatMap((chunk) => chunk.candidates[0]?.content.parts ?? []).find((part) => part.functionCall)
       ?.functionCall,

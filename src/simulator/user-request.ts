@@ -44,7 +44,10 @@ export function withoutTaggedBlocks(text: string): string {
 
 /** A word that names a file: a path with a slash, or a name with an extension (not `e.g`). */
 function asFileName(word: string): string | undefined {
-  const name = word.replace(/^[`'"(<[]+/, '').replace(/[`'")>\],:;!?]+$/, '').replace(/\.+$/, '');
+  const name = word
+    .replace(/^[`'"(<[]+/, '')
+    .replace(/[`'")>\],:;!?]+$/, '')
+    .replace(/\.+$/, '');
   if (name.length === 0 || name.length > MAX_NAME_CHARACTERS || name.includes('://')) return undefined;
   if (!/^[\w~./-]+$/.test(name)) return undefined;
   const hasSlash = name.includes('/') && /[\w]/.test(name);
