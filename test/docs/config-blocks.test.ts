@@ -5,7 +5,8 @@
 // meant to go into a whole file cannot pass on its own. Secrets in checked blocks come from
 // environment variables (`${SWITCHYARD_ADMIN_KEY}`), never a literal a reader might keep;
 // the test sets each such variable to a fresh random value. The CLI usage shown in
-// docs/operations.md is the CLI's own, and the README names nothing outside the clone.
+// docs/operations.md is the CLI's own, every table has a header row, and the README names
+// nothing outside the clone.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -103,6 +104,16 @@ test('the CLI usage in docs/operations.md is what `switchyard help` prints', asy
   const help = await runCli(['help']);
   assert.equal(help.code, 0);
   assert.equal(shown, help.stdout);
+});
+
+test('every table in the documents has a header row above its separator', () => {
+  for (const file of documents()) {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines.forEach((line, index) => {
+      if (!/^\|(?:\s*:?-{3,}:?\s*\|)+\s*$/.test(line)) return;
+      assert.match(lines[index - 1] ?? '', /^\|.*\|\s*$/, `${relative(ROOT, file)}:${index + 1}: a header row`);
+    });
+  }
 });
 
 test('README.md names no file outside the clone', () => {

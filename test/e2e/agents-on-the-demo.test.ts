@@ -92,7 +92,7 @@ describe("the README's agent blocks against the built-in demo", { timeout: 12 * 
     const bin = join(home, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec "${binary}" "$@"\n`, { mode: 0o755 });
-    const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home, CI: '1' };
+    const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home };
     // Claude Code prints only the answer: the tool's output shows up as the demo quoting it.
     await runBothTurns(demo, readmeBlock('claude-code-demo'), work, env, (run) =>
       run.stdout.includes('The tool returned'),
@@ -108,7 +108,7 @@ describe("the README's agent blocks against the built-in demo", { timeout: 12 * 
       join(home, '.codex', 'config.toml'),
       readmeBlock('codex-demo-config').replaceAll(DEMO_ADDRESS, demo.origin),
     );
-    const env = { PATH: `${CODEX_BIN_DIR}:${process.env.PATH ?? ''}`, HOME: home, RUST_LOG: 'error' };
+    const env = { PATH: `${CODEX_BIN_DIR}:${process.env.PATH ?? ''}`, HOME: home };
     // `codex exec` shows each command it runs on stderr ("exec" and the command line).
     await runBothTurns(demo, readmeBlock('codex-demo'), work, env, (run) => /^exec$/m.test(run.stderr));
   });
