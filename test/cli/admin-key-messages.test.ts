@@ -89,7 +89,7 @@ models:
   );
   let holder: GatewayProcess | undefined;
   try {
-    holder = await startGatewayProcess(file, {}, directory, 120_000);
+    holder = await startGatewayProcess(file, {}, directory);
     // No --config: before, the CLI fell back to the demo's admin API on 127.0.0.1:8080 with the demo's admin key.
     const result = await runCli(['accounts', 'list', '--store', store], NO_CLI_ENV);
     assert.equal(result.code, 1, result.stderr);

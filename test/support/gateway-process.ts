@@ -31,15 +31,16 @@ export interface GatewayProcess {
 
 /**
  * Starts `serve --config file --port 0` (no `file`: the built-in demo) and resolves once it
- * prints its banner (a fresh embedded store may take long to create on a loaded machine). It runs in `cwd`, by default a fresh scratch directory: relative paths
- * in the file and the defaults (store, journal) never reach the checkout. Its output is
- * read to the end, so a chatty process never blocks on a full pipe.
+ * prints its banner, or fails after `startTimeoutMs` (creating a fresh embedded store took
+ * 39 s on a loaded 2-core machine). It runs in `cwd`, by default a fresh scratch directory:
+ * relative paths in the file and the defaults (store, journal) never reach the checkout. Its
+ * output is read to the end, so a chatty process never blocks on a full pipe.
  */
 export function startGatewayProcess(
   file: string | undefined,
   env: NodeJS.ProcessEnv = {},
   cwd = scratchDirectory(),
-  startTimeoutMs = 30_000,
+  startTimeoutMs = 120_000,
 ): Promise<GatewayProcess> {
   const args = file === undefined ? ['serve', '--port', '0'] : ['serve', '--config', file, '--port', '0'];
   const child = spawn(process.execPath, [...CLI, ...args], {
