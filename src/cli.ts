@@ -43,6 +43,8 @@ async function serve(argv: string[]): Promise<void> {
   const gateway = await startGateway(config, values.port === undefined ? {} : { port: Number(values.port) });
   const lines = [`Switchyard listening on ${gateway.baseUrl} (config: ${config.source})`];
   if (gateway.metricsUrl !== undefined) lines.push(`Metrics on ${gateway.metricsUrl}`);
+  if (!demo && config.adminKey !== undefined)
+    lines.push(`Console: ${new URL(gateway.baseUrl).origin}/console (sign in with the configuration's admin_key)`);
   if (demo) {
     lines.push(
       `Demo models: ${config.models.map((model) => model.id).join(', ')} on a simulated node`,
@@ -106,8 +108,9 @@ function check(argv: string[]): void {
   const file = values.config ?? (process.env.SWITCHYARD_CONFIG || undefined);
   if (file === undefined) fail('check needs --config FILE');
   const config = loadConfigFile(file);
+  const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
   process.stdout.write(
-    `${file}: valid (${config.nodes.length} nodes, ${config.models.length} models, ${config.keys.length} keys)\n`,
+    `${file}: valid (${counted(config.nodes.length, 'node')}, ${counted(config.models.length, 'model')}, ${counted(config.keys.length, 'key')})\n`,
   );
 }
 

@@ -43,11 +43,12 @@ export function httpTransport(baseUrl: string, adminKey: string): AdminTransport
         );
       });
       const value = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+      // The URL the CLI tried goes with the gateway's answer: a 401 must say which gateway refused which key.
       if (!response.ok)
         throw new AdminCallError(
           response.status,
           value.error?.code ?? 'error',
-          value.error?.message ?? `HTTP ${response.status}`,
+          `${method} ${origin}${path}: ${value.error?.message ?? `HTTP ${response.status}`}`,
         );
       return value;
     },
@@ -86,9 +87,10 @@ export interface TransportChoice {
 
 /**
  * Picks how the CLI reaches the data: a gateway's admin API when --url is given or when
- * the embedded store is held by a running gateway (PGlite is single-process), else the
- * store itself. PostgreSQL is always used directly; running gateways learn of the change
- * through LISTEN/NOTIFY.
+ * the configuration's embedded store is held by its running gateway (PGlite is
+ * single-process), else the store itself. With --store the CLI works on that store or
+ * refuses: it never guesses which gateway holds it. PostgreSQL is always used directly;
+ * running gateways learn of the change through LISTEN/NOTIFY.
  */
 export async function openTransport(choice: TransportChoice): Promise<AdminTransport> {
   const adminKey = choice.adminKey ?? choice.config.adminKey;
@@ -103,6 +105,13 @@ export async function openTransport(choice: TransportChoice): Promise<AdminTrans
     return storeTransport(await openStore(parseStoreLocation(choice.store ?? choice.config.store)));
   } catch (error) {
     if (!(error instanceof StoreBusyError)) throw error;
+    if (choice.store !== undefined) {
+      throw new StoreBusyError(
+        error.dataDir,
+        error.pid,
+        '--store works on a store no gateway holds; go through the gateway that holds it with --url URL --admin-key KEY',
+      );
+    }
     if (adminKey === undefined) {
       throw new StoreBusyError(
         error.dataDir,

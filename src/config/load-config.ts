@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { describeSchemaErrorInEnglish, pickSchemaError } from '../validation/describe-schema-error.js';
+import { emptyValueHint } from './empty-value-hint.js';
 import { ConfigError } from './config-error.js';
 import { validateConfigFile } from '../validation/generated/validate-config-file.js';
 import type { GatewayConfig } from './gateway-config.js';
@@ -52,7 +53,8 @@ export function parseConfigText(text: string, source: string, env: NodeJS.Proces
     const misspelled = error ? misspelledField(error) : undefined;
     if (misspelled !== undefined) throw new ConfigError(source, misspelled.path, misspelled.problem);
     const problem = describeSchemaErrorInEnglish(error);
-    throw new ConfigError(source, problem.path, problem.expected);
+    const hint = emptyValueHint(error);
+    throw new ConfigError(source, problem.path, hint === undefined ? problem.expected : `${problem.expected}: ${hint}`);
   }
   return resolveConfig(interpolated, source);
 }

@@ -75,6 +75,31 @@ export const ERROR_CODES = {
       ru: () => 'API-ключ недействителен, заблокирован, отозван или удалён.',
     },
   },
+  /** /admin/v1, /metrics on the main listener: no admin key sent. On the wire it is the spec's authentication_required. */
+  admin_key_missing: {
+    status: 401,
+    type: 'authentication_error',
+    retryable: false,
+    wireCode: 'authentication_required',
+    message: {
+      en: () =>
+        'Missing admin key: send the header "Authorization: Bearer <ADMIN_KEY>" with the admin_key of the gateway\'s configuration (an API key does not open this endpoint).',
+      ru: () =>
+        'Не передан ключ администратора: добавьте заголовок "Authorization: Bearer <ADMIN_KEY>" с admin_key из конфигурации шлюза (API-ключ к этому адресу не подходит).',
+    },
+  },
+  /** /admin/v1, /metrics, the console's sign-in: a key that is not the admin key. On the wire it is the spec's invalid_api_key. */
+  invalid_admin_key: {
+    status: 401,
+    type: 'authentication_error',
+    retryable: false,
+    wireCode: 'invalid_api_key',
+    message: {
+      en: () =>
+        "The admin key is wrong: this endpoint takes the admin_key of the gateway's configuration, not an API key.",
+      ru: () => 'Неверный ключ администратора: этот адрес принимает admin_key из конфигурации шлюза, а не API-ключ.',
+    },
+  },
   insufficient_balance: {
     status: 402,
     type: 'billing_error',

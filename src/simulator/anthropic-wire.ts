@@ -116,8 +116,11 @@ function toolResultText(block: Record<string, unknown>): string {
 
 /** Facts about the end of a Messages conversation: a user turn of `tool_result` blocks is a tool result. */
 function anthropicTurnFacts(messages: readonly unknown[]): TurnFacts {
+  // Claude Code may end a request with `system` turns after a tool result: the speaker is the turn before them.
   const turns = messages.filter(isRecord);
-  const last = turns[turns.length - 1];
+  let end = turns.length - 1;
+  while (end >= 0 && turns[end]?.role === 'system') end--;
+  const last = turns[end];
   const blocks = Array.isArray(last?.content) ? last.content.filter(isRecord) : [];
   const results = blocks.filter((block) => block.type === 'tool_result');
   const isToolResult = last?.role === 'user' && results.length > 0;
@@ -128,9 +131,16 @@ function anthropicTurnFacts(messages: readonly unknown[]): TurnFacts {
         turn.role === 'user' &&
         !(Array.isArray(turn.content) && turn.content.some((block) => isRecord(block) && block.type === 'tool_result')),
     );
+  const speaker = isToolResult ? 'tool' : last?.role === 'assistant' ? 'assistant' : 'user';
   return {
-    lastRole: isToolResult ? 'tool' : last?.role === 'assistant' ? 'assistant' : 'user',
-    lastText: isToolResult ? results.map(toolResultText).join('\n') : messageText(last),
+    lastRole: end < turns.length - 1 ? 'system' : speaker,
+    lastSpeaker: speaker,
+    lastText:
+      end < turns.length - 1
+        ? messageText(turns[turns.length - 1])
+        : isToolResult
+          ? results.map(toolResultText).join('\n')
+          : messageText(last),
     lastUserText: lastUser === undefined ? '' : messageText(lastUser),
     toolResult: isToolResult ? results.map(toolResultText).join('\n') : '',
   };

@@ -149,8 +149,10 @@ function geminiTurnFacts(contents: readonly unknown[]): TurnFacts {
     .reverse()
     .find((turn) => turn.role !== 'model' && !partsOf(turn).some((part) => part.functionResponse !== undefined));
   const toolResult = results.map(functionResponseText).join('\n');
+  const speaker = isToolResult ? 'tool' : last?.role === 'model' ? 'assistant' : 'user';
   return {
-    lastRole: isToolResult ? 'tool' : last?.role === 'model' ? 'assistant' : 'user',
+    lastRole: speaker,
+    lastSpeaker: speaker,
     lastText: isToolResult ? toolResult : messageText(asMessage(last)),
     lastUserText: lastUser === undefined ? '' : messageText(asMessage(lastUser)),
     toolResult: isToolResult ? toolResult : '',

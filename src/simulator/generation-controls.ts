@@ -32,11 +32,16 @@ export type TurnRole = 'user' | 'assistant' | 'tool' | 'system';
 /** Facts about the conversation's end. */
 export interface TurnFacts {
   readonly lastRole: TurnRole;
+  /**
+   * Who spoke last, system messages aside (an agent may end its request with one, e.g. Claude
+   * Code's list of agent types after a tool result): whether the model answers the user or a tool.
+   */
+  readonly lastSpeaker: Exclude<TurnRole, 'system'>;
   /** Text of the last message, whatever its role. */
   readonly lastText: string;
   /** Text of the last user message ("" when none). */
   readonly lastUserText: string;
-  /** Text of the trailing tool results (joined by "\n") when the last turn is one, else "". */
+  /** Text of the trailing tool results (joined by "\n") when the last speaker is a tool, else "". */
   readonly toolResult: string;
 }
 
@@ -61,7 +66,7 @@ export const DEFAULT_CONTROLS: GenerationControls = {
   stop: [],
   format: { kind: 'text' },
   topLogprobs: undefined,
-  turn: { lastRole: 'user', lastText: '', lastUserText: '', toolResult: '' },
+  turn: { lastRole: 'user', lastSpeaker: 'user', lastText: '', lastUserText: '', toolResult: '' },
 };
 
 /** The tools that may be called under the tool choice, in offered order. */

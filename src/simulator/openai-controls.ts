@@ -97,12 +97,16 @@ function roleOf(message: unknown): TurnRole {
 /** Facts about the end of an OpenAI `messages` array. */
 export function openaiTurnFacts(messages: readonly unknown[]): TurnFacts {
   const lastRole = messages.length === 0 ? 'user' : roleOf(messages[messages.length - 1]);
+  let end = messages.length - 1;
+  while (end >= 0 && roleOf(messages[end]) === 'system') end--;
+  const speaker = end < 0 ? 'user' : roleOf(messages[end]);
   const results: string[] = [];
-  for (let index = messages.length - 1; index >= 0 && roleOf(messages[index]) === 'tool'; index--)
+  for (let index = end; index >= 0 && roleOf(messages[index]) === 'tool'; index--)
     results.unshift(messageText(messages[index]));
   const lastUser = [...messages].reverse().find((message) => roleOf(message) === 'user');
   return {
     lastRole,
+    lastSpeaker: speaker === 'system' ? 'user' : speaker,
     lastText: messageText(messages[messages.length - 1]),
     lastUserText: lastUser === undefined ? '' : messageText(lastUser),
     toolResult: results.join('\n'),

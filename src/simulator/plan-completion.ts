@@ -1,6 +1,7 @@
 import { DeterministicText } from './deterministic-text.js';
 import { fnv1aHash } from './fnv1a-hash.js';
-import { callableTools, DEFAULT_CONTROLS, type GenerationControls, type OfferedTool } from './generation-controls.js';
+import { defaultDecision } from './default-decision.js';
+import { callableTools, DEFAULT_CONTROLS, type GenerationControls } from './generation-controls.js';
 import { messageText } from './message-text.js';
 import { mulberry32 } from './mulberry32.js';
 import type { ChatRequest, ReasoningEffort } from './parse-chat-request.js';
@@ -104,16 +105,6 @@ function cutAtStop(
   return { tokens: kept, sequence: earliest.sequence };
 }
 
-/** The default decision: call the first callable tool when it must, or may and no tool result is being answered. */
-function defaultDecision(callable: readonly OfferedTool[], controls: GenerationControls): ScriptDecision | undefined {
-  const first = callable[0];
-  if (first === undefined) return undefined;
-  const mustCall = controls.toolChoice.mode === 'required';
-  return mustCall || controls.turn.lastRole !== 'tool'
-    ? { kind: 'call', tool: first, arguments: undefined }
-    : undefined;
-}
-
 /** The answer's text tokens before the cap: scripted text, a JSON value, or seeded prose. */
 function answerTokens(decision: ScriptDecision | undefined, controls: GenerationControls, seed: number): string[] {
   if (decision?.kind === 'answer') return splitTokens(decision.text);
@@ -186,9 +177,9 @@ function planChoice(
 
 /**
  * Decides the reasoning, answer and tool calls of a request, deterministically. A script
- * rule that holds decides first; otherwise a callable tool is called when the tool choice
- * requires it, or allows it and the last turn is not a tool result; otherwise the answer
- * is prose, or JSON for a JSON output format. Reasoning comes first and, as with OpenAI's
+ * rule that holds decides first; otherwise `default-decision.ts` (a tool is called when the
+ * tool choice requires one or the user's message asks for one it can satisfy; a tool result
+ * is quoted); otherwise the answer is prose, or JSON for a JSON output format. Reasoning comes first and, as with OpenAI's
  * `max_completion_tokens`, shares the cap with the answer; stop sequences cut the answer.
  */
 export function planCompletion(
@@ -198,7 +189,9 @@ export function planCompletion(
 ): CompletionPlan {
   const seed = requestSeed(request);
   const callable = callableTools(controls);
-  const decision = decideByScript(script, callable, controls.turn) ?? defaultDecision(callable, controls);
+  const decision =
+    decideByScript(script, callable, controls.turn) ??
+    defaultDecision(callable, controls, mulberry32((seed ^ VALUE_SEED_SALT) >>> 0));
   const choices: ChoicePlan[] = [];
   for (let index = 0; index < Math.max(1, controls.choiceCount); index++) {
     choices.push(planChoice(request, controls, choiceSeed(seed, index), index, decision));

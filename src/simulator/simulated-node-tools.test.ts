@@ -223,16 +223,15 @@ test('gemini: functionCall parts, candidateCount candidates, JSON mime type', TI
     });
   const contents = [{ role: 'user', parts: [{ text: 'Where is the parcel?' }] }];
   const tools = [{ functionDeclarations: [{ name: TRACK.name, parametersJsonSchema: TRACK.parameters }] }];
-  const called = (await (
-    await post('generateContent', { contents, tools, toolConfig: { functionCallingConfig: { mode: 'ANY' } } })
-  ).json()) as GeminiResponse;
+  const toolConfig = { functionCallingConfig: { mode: 'ANY' } };
+  const called = (await (await post('generateContent', { contents, tools, toolConfig })).json()) as GeminiResponse;
   const call = called.candidates[0]?.content.parts.find((part) => part.functionCall !== undefined)?.functionCall;
   assert.equal(call?.name, 'track_parcel');
   assert.equal(call?.args.express, true);
 
-  const streamed = sseData(await (await post('streamGenerateContent?alt=sse', { contents, tools })).text()).map(
-    (data) => JSON.parse(data) as GeminiResponse,
-  );
+  const streamed = sseData(
+    await (await post('streamGenerateContent?alt=sse', { contents, tools, toolConfig })).text(),
+  ).map((data) => JSON.parse(data) as GeminiResponse);
   assert.deepEqual(
     streamed.flatMap((chunk) => chunk.candidates[0]?.content.parts ?? []).find((part) => part.functionCall)
       ?.functionCall,

@@ -41,7 +41,7 @@ test('check validates a file without starting anything', async () => {
   );
   const result = await runCli(['check', '--config', file]);
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /valid \(1 nodes, 1 models, 0 keys\)/);
+  assert.match(result.stdout, /valid \(1 node, 1 model, 0 keys\)/);
 });
 
 test('with no config the demo starts, prints its URL and key, and streams a reasoning answer to the openai client', async (t) => {

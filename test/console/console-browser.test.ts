@@ -141,6 +141,15 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
     assert.ok(JSON.stringify(listed).indexOf(secret) === -1);
     assert.ok(listed.data.some((key) => key.name === 'first key'));
 
+    // Issue 33 item 5: a key with a limit has a meter; one without has none (it was an empty bar).
+    assert.equal(await row.getByRole('meter').count(), 1);
+    await page.getByLabel('Name', { exact: true }).fill('unlimited key');
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    await page.getByRole('button', { name: 'Done, I saved it' }).click();
+    const unlimited = page.locator('tr', { hasText: 'unlimited key' });
+    await unlimited.getByText('no limit').waitFor();
+    assert.equal(await unlimited.getByRole('meter').count(), 0);
+
     await row.getByRole('button', { name: 'Block' }).click();
     await row.getByTestId('key-status').getByText('blocked').waitFor();
     const refused = await postChat(gateway.baseUrl, secret, chatBody('chat', { max_tokens: 4 }));

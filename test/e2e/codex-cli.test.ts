@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
+import { CODEX_BIN, CODEX_INSTALL_TIMEOUT_MS, ensureCodex } from '../support/codex-cli.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 // Issue 20, done-when: the real agent. Codex CLI (`@openai/codex`, installed from the npm
@@ -14,20 +14,8 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 // (scripted: call Codex's shell tool `exec_command`, then answer with the tool's output).
 
 const API_KEY = 'sk-e2e-codex-cli-0123456789abcdef';
-const CODEX_DIR = process.env.SWITCHYARD_CODEX_DIR ?? join(homedir(), '.cache', 'switchyard', 'codex');
-const CODEX_BIN = join(CODEX_DIR, 'node_modules', '.bin', 'codex');
-const INSTALL_TIMEOUT_MS = 300_000;
 const RUN_TIMEOUT_MS = 90_000;
 const MARKER = 'switchyard-codex-e2e';
-
-/** Installs the CLI into the cache directory when it is not there yet (a fresh CI machine). */
-async function ensureCodex(): Promise<void> {
-  if (existsSync(CODEX_BIN)) return;
-  await promisify(execFile)('npm', ['install', '--prefix', CODEX_DIR, '--no-audit', '--no-fund', '@openai/codex'], {
-    timeout: INSTALL_TIMEOUT_MS,
-  });
-  assert.ok(existsSync(CODEX_BIN), `codex installed at ${CODEX_BIN}`);
-}
 
 /** Runs `codex exec --json`; resolves with its exit code and output once it exits (killed at the time limit). */
 function codexExec(
@@ -100,7 +88,7 @@ enabled = false
 
   test(
     'codex exec finishes a turn that runs a shell tool call',
-    { timeout: INSTALL_TIMEOUT_MS + RUN_TIMEOUT_MS },
+    { timeout: CODEX_INSTALL_TIMEOUT_MS + RUN_TIMEOUT_MS },
     async () => {
       const work = join(home, 'work');
       const env: NodeJS.ProcessEnv = {

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { installedVersion } from './installed-version.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +14,11 @@ const run = promisify(execFile);
  */
 export const CLAUDE_CODE_DIR =
   process.env.SWITCHYARD_CLAUDE_CODE_DIR ?? join(homedir(), '.cache', 'switchyard', 'claude-code');
+/**
+ * The version the tests run (issue 30: an unpinned install took whatever the registry had
+ * that day). Raise it on purpose, and run the agent tests when you do.
+ */
+export const CLAUDE_CODE_VERSION = '2.1.332';
 /** Longest the npm install may take on a fresh machine. */
 const INSTALL_TIMEOUT_MS = 200_000;
 
@@ -26,15 +32,17 @@ function binaryIn(directory: string): string | undefined {
 }
 
 /**
- * The path of the `claude` binary, installing `@anthropic-ai/claude-code` from the npm
- * registry into CLAUDE_CODE_DIR first when it is not there (so a fresh CI machine runs the
- * test rather than skipping it).
+ * The path of the `claude` binary, installing `@anthropic-ai/claude-code@CLAUDE_CODE_VERSION`
+ * from the npm registry into CLAUDE_CODE_DIR first when that version is not there (so a
+ * fresh CI machine runs the test rather than skipping it).
  */
 export async function claudeCodeBinary(): Promise<string> {
   const present = binaryIn(CLAUDE_CODE_DIR);
-  if (present !== undefined) return present;
+  const version = installedVersion(CLAUDE_CODE_DIR, '@anthropic-ai/claude-code');
+  if (present !== undefined && version === CLAUDE_CODE_VERSION) return present;
   mkdirSync(CLAUDE_CODE_DIR, { recursive: true });
-  await run('npm', ['install', '--prefix', CLAUDE_CODE_DIR, '--no-audit', '--no-fund', '@anthropic-ai/claude-code'], {
+  const spec = `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`;
+  await run('npm', ['install', '--prefix', CLAUDE_CODE_DIR, '--no-audit', '--no-fund', spec], {
     timeout: INSTALL_TIMEOUT_MS,
     maxBuffer: 16 * 1024 * 1024,
   });

@@ -31,14 +31,16 @@ export interface GatewayProcess {
 
 /**
  * Starts `serve --config file --port 0` (no `file`: the built-in demo) and resolves once it
- * prints its banner. It runs in `cwd`, by default a fresh scratch directory: relative paths
- * in the file and the defaults (store, journal) never reach the checkout. Its output is
- * read to the end, so a chatty process never blocks on a full pipe.
+ * prints its banner, or fails after `startTimeoutMs` (creating a fresh embedded store took
+ * 39 s on a loaded 2-core machine). It runs in `cwd`, by default a fresh scratch directory:
+ * relative paths in the file and the defaults (store, journal) never reach the checkout. Its
+ * output is read to the end, so a chatty process never blocks on a full pipe.
  */
 export function startGatewayProcess(
   file: string | undefined,
   env: NodeJS.ProcessEnv = {},
   cwd = scratchDirectory(),
+  startTimeoutMs = 120_000,
 ): Promise<GatewayProcess> {
   const args = file === undefined ? ['serve', '--port', '0'] : ['serve', '--config', file, '--port', '0'];
   const child = spawn(process.execPath, [...CLI, ...args], {
@@ -52,8 +54,8 @@ export function startGatewayProcess(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the gateway did not start within 30 s: ${text}`));
-    }, 30_000);
+      reject(new Error(`the gateway did not start within ${startTimeoutMs} ms: ${text}`));
+    }, startTimeoutMs);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`the gateway exited with ${String(code)}: ${text}`));

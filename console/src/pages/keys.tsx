@@ -150,9 +150,16 @@ export function KeysPage() {
                     <td data-testid="key-status">
                       <StateBadge state={key.status} />
                     </td>
-                    <td>
-                      <Meter value={key.spent} max={key.spend_limit} label={`${t('spent')} ${key.prefix}`} />{' '}
-                      {formatUsd(key.spent)} / {key.spend_limit === null ? t('noLimit') : formatUsd(key.spend_limit)}
+                    <td data-testid="key-spend">
+                      {/* A meter only against a limit: without one there is nothing to fill. */}
+                      {key.spend_limit === null ? (
+                        `${formatUsd(key.spent)} / ${t('noLimit')}`
+                      ) : (
+                        <>
+                          <Meter value={key.spent} max={key.spend_limit} label={`${t('spent')} ${key.prefix}`} />{' '}
+                          {formatUsd(key.spent)} / {formatUsd(key.spend_limit)}
+                        </>
+                      )}
                     </td>
                     <td>{key.last_used_at === null ? t('never') : formatTime(key.last_used_at)}</td>
                     <td class="actions">

@@ -15,8 +15,8 @@ export function authenticateAdmin(authorization: string | undefined, adminKey: s
     throw gatewayError('access_denied', { reason: because('admin_api_disabled') });
   }
   const match = authorization === undefined ? null : BEARER.exec(authorization);
-  if (match === null) throw gatewayError('authentication_required');
-  if (!isAdminKey(match[1] as string, adminKey)) throw gatewayError('invalid_api_key');
+  if (match === null) throw gatewayError('admin_key_missing');
+  if (!isAdminKey(match[1] as string, adminKey)) throw gatewayError('invalid_admin_key');
 }
 
 /** Whether `candidate` is the admin key, compared in constant time (hashes of equal length). */

@@ -125,7 +125,7 @@ export function consoleRoute(services: GatewayServices) {
         throw invalidParameter('admin_key', 'admin_key_required');
       }
       const adminKey = services.config.adminKey;
-      if (adminKey === undefined || !isAdminKey(given, adminKey)) throw gatewayError('invalid_api_key');
+      if (adminKey === undefined || !isAdminKey(given, adminKey)) throw gatewayError('invalid_admin_key');
       const session = sessions.create();
       response.setHeader('set-cookie', sessionCookie(session.id, services.config.console.sessionTtlSeconds, secure));
       return sendSession(response, context, session, 201);
