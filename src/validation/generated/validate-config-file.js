@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -12,7 +12,8 @@ const pattern2 = new RegExp("^/", "u");
 const pattern3 = new RegExp("^[A-Za-z0-9._-]+$", "u");
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^(.*)$", "u");
-const pattern6 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
+const pattern6 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
+const pattern9 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5301,7 +5302,7 @@ return false;
 else {
 const _errs318 = errors;
 for(const key26 in data116){
-if(!((((((((key26 === "id") || (key26 === "owned_by")) || (key26 === "context_length")) || (key26 === "max_output_tokens")) || (key26 === "default_max_tokens")) || (key26 === "reasoning")) || (key26 === "pricing")) || (key26 === "routes"))){
+if(!(func2.call(schema11.properties.models.items.properties, key26))){
 validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data116}];
 return false;
 break;
@@ -8993,209 +8994,834 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.routes !== undefined){
-let data151 = data116.routes;
+if(data116.priced_features !== undefined){
+let data151 = data116.priced_features;
 const _errs507 = errors;
 if(errors === _errs507){
-if(Array.isArray(data151)){
-if(data151.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data151}];
-return false;
-}
-else {
-var valid57 = true;
-const len7 = data151.length;
-for(let i7=0; i7<len7; i7++){
-let data152 = data151[i7];
+if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
 const _errs509 = errors;
-if(errors === _errs509){
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
-let missing7;
-if((data152.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
-return false;
-}
-else {
-const _errs511 = errors;
-for(const key31 in data152){
-if(!((((key31 === "node") || (key31 === "model")) || (key31 === "weight")) || (key31 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+for(const key31 in data151){
+if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data151}];
 return false;
 break;
 }
 }
-if(_errs511 === errors){
-if(data152.node !== undefined){
-let data153 = data152.node;
-const _errs512 = errors;
-if(typeof data153 !== "string"){
-let dataType181 = typeof data153;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data153;
-}
-else if(data153 === null){
-coerced181 = "";
+if(_errs509 === errors){
+if(data151.server_tools !== undefined){
+let data152 = data151.server_tools;
+const _errs510 = errors;
+if(errors === _errs510){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+if(Object.keys(data152).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data152}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data153}];
+var valid58 = true;
+for(const key32 in data152){
+if(pattern6.test(key32)){
+let data153 = data152[key32];
+const _errs512 = errors;
+if(errors === _errs512){
+if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
+let missing7;
+if((data153.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data153}];
+return false;
+}
+else {
+const _errs514 = errors;
+for(const key33 in data153){
+if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data153}];
+return false;
+break;
+}
+}
+if(_errs514 === errors){
+if(data153.usd_per_call !== undefined){
+let data154 = data153.usd_per_call;
+const _errs515 = errors;
+if(!(typeof data154 == "number")){
+let dataType181 = typeof data154;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "boolean" || data154 === null
+              || (dataType181 == "string" && data154 && data154 == +data154)){
+coerced181 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data154}];
 return false;
 }
 }
 if(coerced181 !== undefined){
-data153 = coerced181;
-if(data152 !== undefined){
-data152["node"] = coerced181;
+data154 = coerced181;
+if(data153 !== undefined){
+data153["usd_per_call"] = coerced181;
 }
 }
 }
-if(errors === _errs512){
-if(typeof data153 === "string"){
-if(func3(data153) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data153}];
+if(errors === _errs515){
+if(typeof data154 == "number"){
+if(data154 < 0 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data154}];
 return false;
 }
 }
 }
-var valid58 = _errs512 === errors;
+var valid59 = _errs515 === errors;
 }
 else {
-var valid58 = true;
+var valid59 = true;
 }
-if(valid58){
-if(data152.model !== undefined){
-let data154 = data152.model;
-const _errs514 = errors;
-if(typeof data154 !== "string"){
-let dataType182 = typeof data154;
+if(valid59){
+if(data153.max_calls !== undefined){
+let data155 = data153.max_calls;
+const _errs517 = errors;
+if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
+let dataType182 = typeof data155;
 let coerced182 = undefined;
 if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data154;
-}
-else if(data154 === null){
-coerced182 = "";
+if(dataType182 === "boolean" || data155 === null
+              || (dataType182 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced182 = +data155;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data155}];
 return false;
 }
 }
 if(coerced182 !== undefined){
-data154 = coerced182;
-if(data152 !== undefined){
-data152["model"] = coerced182;
+data155 = coerced182;
+if(data153 !== undefined){
+data153["max_calls"] = coerced182;
 }
 }
 }
-if(errors === _errs514){
-if(typeof data154 === "string"){
-if(func3(data154) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data154}];
-return false;
-}
-}
-}
-var valid58 = _errs514 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data152.weight !== undefined){
-let data155 = data152.weight;
-const _errs516 = errors;
-if(!(typeof data155 == "number")){
-let dataType183 = typeof data155;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "boolean" || data155 === null
-              || (dataType183 == "string" && data155 && data155 == +data155)){
-coerced183 = +data155;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data155}];
-return false;
-}
-}
-if(coerced183 !== undefined){
-data155 = coerced183;
-if(data152 !== undefined){
-data152["weight"] = coerced183;
-}
-}
-}
-if(errors === _errs516){
+if(errors === _errs517){
 if(typeof data155 == "number"){
-if(data155 <= 0 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data155}];
+if(data155 > 1000 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data155}];
+return false;
+}
+else {
+if(data155 < 1 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data155}];
 return false;
 }
 }
 }
-var valid58 = _errs516 === errors;
+}
+var valid59 = _errs517 === errors;
 }
 else {
-var valid58 = true;
-}
-if(valid58){
-if(data152.priority !== undefined){
-let data156 = data152.priority;
-const _errs518 = errors;
-if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
-let dataType184 = typeof data156;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 === "boolean" || data156 === null
-              || (dataType184 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
-coerced184 = +data156;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data156}];
-return false;
-}
-}
-if(coerced184 !== undefined){
-data156 = coerced184;
-if(data152 !== undefined){
-data152["priority"] = coerced184;
-}
-}
-}
-if(errors === _errs518){
-if(typeof data156 == "number"){
-if(data156 < 0 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data156}];
-return false;
-}
-}
-}
-var valid58 = _errs518 === errors;
-}
-else {
-var valid58 = true;
-}
-}
+var valid59 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data153}];
 return false;
 }
 }
-var valid57 = _errs509 === errors;
-if(!valid57){
+var valid58 = _errs512 === errors;
+if(!valid58){
 break;
 }
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data152}];
+return false;
+}
+}
+var valid57 = _errs510 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data151.service_tiers !== undefined){
+let data156 = data151.service_tiers;
+const _errs519 = errors;
+if(errors === _errs519){
+if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
+if(Object.keys(data156).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data156}];
+return false;
+}
+else {
+var valid60 = true;
+for(const key34 in data156){
+if(pattern6.test(key34)){
+let data157 = data156[key34];
+const _errs521 = errors;
+if(errors === _errs521){
+if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
+let missing8;
+if((data157.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data157}];
+return false;
+}
+else {
+const _errs523 = errors;
+for(const key35 in data157){
+if(!(key35 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data157}];
+return false;
+break;
+}
+}
+if(_errs523 === errors){
+if(data157.pricing !== undefined){
+let data158 = data157.pricing;
+const _errs524 = errors;
+if(errors === _errs524){
+if(data158 && typeof data158 == "object" && !Array.isArray(data158)){
+let missing9;
+if(((data158.input === undefined) && (missing9 = "input")) || ((data158.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data158}];
+return false;
+}
+else {
+const _errs526 = errors;
+for(const key36 in data158){
+if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data158}];
+return false;
+break;
+}
+}
+if(_errs526 === errors){
+if(data158.input !== undefined){
+let data159 = data158.input;
+const _errs527 = errors;
+if(!(typeof data159 == "number")){
+let dataType183 = typeof data159;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "boolean" || data159 === null
+              || (dataType183 == "string" && data159 && data159 == +data159)){
+coerced183 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data159}];
+return false;
+}
+}
+if(coerced183 !== undefined){
+data159 = coerced183;
+if(data158 !== undefined){
+data158["input"] = coerced183;
+}
+}
+}
+if(errors === _errs527){
+if(typeof data159 == "number"){
+if(data159 < 0 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data159}];
+return false;
+}
+}
+}
+var valid62 = _errs527 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data158.output !== undefined){
+let data160 = data158.output;
+const _errs529 = errors;
+if(!(typeof data160 == "number")){
+let dataType184 = typeof data160;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "boolean" || data160 === null
+              || (dataType184 == "string" && data160 && data160 == +data160)){
+coerced184 = +data160;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data160}];
+return false;
+}
+}
+if(coerced184 !== undefined){
+data160 = coerced184;
+if(data158 !== undefined){
+data158["output"] = coerced184;
+}
+}
+}
+if(errors === _errs529){
+if(typeof data160 == "number"){
+if(data160 < 0 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data160}];
+return false;
+}
+}
+}
+var valid62 = _errs529 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data158.cached_input !== undefined){
+let data161 = data158.cached_input;
+const _errs531 = errors;
+if(!(typeof data161 == "number")){
+let dataType185 = typeof data161;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "boolean" || data161 === null
+              || (dataType185 == "string" && data161 && data161 == +data161)){
+coerced185 = +data161;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data161}];
+return false;
+}
+}
+if(coerced185 !== undefined){
+data161 = coerced185;
+if(data158 !== undefined){
+data158["cached_input"] = coerced185;
+}
+}
+}
+if(errors === _errs531){
+if(typeof data161 == "number"){
+if(data161 < 0 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data161}];
+return false;
+}
+}
+}
+var valid62 = _errs531 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data158.cache_write !== undefined){
+let data162 = data158.cache_write;
+const _errs533 = errors;
+if(!(typeof data162 == "number")){
+let dataType186 = typeof data162;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "boolean" || data162 === null
+              || (dataType186 == "string" && data162 && data162 == +data162)){
+coerced186 = +data162;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data162}];
+return false;
+}
+}
+if(coerced186 !== undefined){
+data162 = coerced186;
+if(data158 !== undefined){
+data158["cache_write"] = coerced186;
+}
+}
+}
+if(errors === _errs533){
+if(typeof data162 == "number"){
+if(data162 < 0 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data162}];
+return false;
+}
+}
+}
+var valid62 = _errs533 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data158.cache_write_1h !== undefined){
+let data163 = data158.cache_write_1h;
+const _errs535 = errors;
+if(!(typeof data163 == "number")){
+let dataType187 = typeof data163;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "boolean" || data163 === null
+              || (dataType187 == "string" && data163 && data163 == +data163)){
+coerced187 = +data163;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data163}];
+return false;
+}
+}
+if(coerced187 !== undefined){
+data163 = coerced187;
+if(data158 !== undefined){
+data158["cache_write_1h"] = coerced187;
+}
+}
+}
+if(errors === _errs535){
+if(typeof data163 == "number"){
+if(data163 < 0 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data163}];
+return false;
+}
+}
+}
+var valid62 = _errs535 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data158.reasoning !== undefined){
+let data164 = data158.reasoning;
+const _errs537 = errors;
+if(!(typeof data164 == "number")){
+let dataType188 = typeof data164;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "boolean" || data164 === null
+              || (dataType188 == "string" && data164 && data164 == +data164)){
+coerced188 = +data164;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data164}];
+return false;
+}
+}
+if(coerced188 !== undefined){
+data164 = coerced188;
+if(data158 !== undefined){
+data158["reasoning"] = coerced188;
+}
+}
+}
+if(errors === _errs537){
+if(typeof data164 == "number"){
+if(data164 < 0 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data164}];
+return false;
+}
+}
+}
+var valid62 = _errs537 === errors;
+}
+else {
+var valid62 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data158}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data157}];
+return false;
+}
+}
+var valid60 = _errs521 === errors;
+if(!valid60){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data156}];
+return false;
+}
+}
+var valid57 = _errs519 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data151.betas !== undefined){
+let data165 = data151.betas;
+const _errs539 = errors;
+if(errors === _errs539){
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+if(Object.keys(data165).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data165}];
+return false;
+}
+else {
+var valid63 = true;
+for(const key37 in data165){
+if(pattern6.test(key37)){
+let data166 = data165[key37];
+const _errs541 = errors;
+if(errors === _errs541){
+if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
+let missing10;
+if((data166.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data166}];
+return false;
+}
+else {
+const _errs543 = errors;
+for(const key38 in data166){
+if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data166}];
+return false;
+break;
+}
+}
+if(_errs543 === errors){
+if(data166.pricing !== undefined){
+let data167 = data166.pricing;
+const _errs544 = errors;
+if(errors === _errs544){
+if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
+let missing11;
+if(((data167.input === undefined) && (missing11 = "input")) || ((data167.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data167}];
+return false;
+}
+else {
+const _errs546 = errors;
+for(const key39 in data167){
+if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data167}];
+return false;
+break;
+}
+}
+if(_errs546 === errors){
+if(data167.input !== undefined){
+let data168 = data167.input;
+const _errs547 = errors;
+if(!(typeof data168 == "number")){
+let dataType189 = typeof data168;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "boolean" || data168 === null
+              || (dataType189 == "string" && data168 && data168 == +data168)){
+coerced189 = +data168;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data168}];
+return false;
+}
+}
+if(coerced189 !== undefined){
+data168 = coerced189;
+if(data167 !== undefined){
+data167["input"] = coerced189;
+}
+}
+}
+if(errors === _errs547){
+if(typeof data168 == "number"){
+if(data168 < 0 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data168}];
+return false;
+}
+}
+}
+var valid65 = _errs547 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data167.output !== undefined){
+let data169 = data167.output;
+const _errs549 = errors;
+if(!(typeof data169 == "number")){
+let dataType190 = typeof data169;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "boolean" || data169 === null
+              || (dataType190 == "string" && data169 && data169 == +data169)){
+coerced190 = +data169;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data169}];
+return false;
+}
+}
+if(coerced190 !== undefined){
+data169 = coerced190;
+if(data167 !== undefined){
+data167["output"] = coerced190;
+}
+}
+}
+if(errors === _errs549){
+if(typeof data169 == "number"){
+if(data169 < 0 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data169}];
+return false;
+}
+}
+}
+var valid65 = _errs549 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data167.cached_input !== undefined){
+let data170 = data167.cached_input;
+const _errs551 = errors;
+if(!(typeof data170 == "number")){
+let dataType191 = typeof data170;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "boolean" || data170 === null
+              || (dataType191 == "string" && data170 && data170 == +data170)){
+coerced191 = +data170;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data170}];
+return false;
+}
+}
+if(coerced191 !== undefined){
+data170 = coerced191;
+if(data167 !== undefined){
+data167["cached_input"] = coerced191;
+}
+}
+}
+if(errors === _errs551){
+if(typeof data170 == "number"){
+if(data170 < 0 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data170}];
+return false;
+}
+}
+}
+var valid65 = _errs551 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data167.cache_write !== undefined){
+let data171 = data167.cache_write;
+const _errs553 = errors;
+if(!(typeof data171 == "number")){
+let dataType192 = typeof data171;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "boolean" || data171 === null
+              || (dataType192 == "string" && data171 && data171 == +data171)){
+coerced192 = +data171;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data171}];
+return false;
+}
+}
+if(coerced192 !== undefined){
+data171 = coerced192;
+if(data167 !== undefined){
+data167["cache_write"] = coerced192;
+}
+}
+}
+if(errors === _errs553){
+if(typeof data171 == "number"){
+if(data171 < 0 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data171}];
+return false;
+}
+}
+}
+var valid65 = _errs553 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data167.cache_write_1h !== undefined){
+let data172 = data167.cache_write_1h;
+const _errs555 = errors;
+if(!(typeof data172 == "number")){
+let dataType193 = typeof data172;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "boolean" || data172 === null
+              || (dataType193 == "string" && data172 && data172 == +data172)){
+coerced193 = +data172;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data172}];
+return false;
+}
+}
+if(coerced193 !== undefined){
+data172 = coerced193;
+if(data167 !== undefined){
+data167["cache_write_1h"] = coerced193;
+}
+}
+}
+if(errors === _errs555){
+if(typeof data172 == "number"){
+if(data172 < 0 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data172}];
+return false;
+}
+}
+}
+var valid65 = _errs555 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data167.reasoning !== undefined){
+let data173 = data167.reasoning;
+const _errs557 = errors;
+if(!(typeof data173 == "number")){
+let dataType194 = typeof data173;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "boolean" || data173 === null
+              || (dataType194 == "string" && data173 && data173 == +data173)){
+coerced194 = +data173;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data173}];
+return false;
+}
+}
+if(coerced194 !== undefined){
+data173 = coerced194;
+if(data167 !== undefined){
+data167["reasoning"] = coerced194;
+}
+}
+}
+if(errors === _errs557){
+if(typeof data173 == "number"){
+if(data173 < 0 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data173}];
+return false;
+}
+}
+}
+var valid65 = _errs557 === errors;
+}
+else {
+var valid65 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data167}];
+return false;
+}
+}
+var valid64 = _errs544 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data166.min_prompt_tokens !== undefined){
+let data174 = data166.min_prompt_tokens;
+const _errs559 = errors;
+if(!((typeof data174 == "number") && (!(data174 % 1) && !isNaN(data174)))){
+let dataType195 = typeof data174;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 === "boolean" || data174 === null
+              || (dataType195 === "string" && data174 && data174 == +data174 && !(data174 % 1))){
+coerced195 = +data174;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data174}];
+return false;
+}
+}
+if(coerced195 !== undefined){
+data174 = coerced195;
+if(data166 !== undefined){
+data166["min_prompt_tokens"] = coerced195;
+}
+}
+}
+if(errors === _errs559){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data174}];
+return false;
+}
+}
+}
+var valid64 = _errs559 === errors;
+}
+else {
+var valid64 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data166}];
+return false;
+}
+}
+var valid63 = _errs541 === errors;
+if(!valid63){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data165}];
+return false;
+}
+}
+var valid57 = _errs539 === errors;
+}
+else {
+var valid57 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data151}];
 return false;
 }
 }
@@ -9203,6 +9829,219 @@ var valid41 = _errs507 === errors;
 }
 else {
 var valid41 = true;
+}
+if(valid41){
+if(data116.routes !== undefined){
+let data175 = data116.routes;
+const _errs561 = errors;
+if(errors === _errs561){
+if(Array.isArray(data175)){
+if(data175.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data175}];
+return false;
+}
+else {
+var valid66 = true;
+const len7 = data175.length;
+for(let i7=0; i7<len7; i7++){
+let data176 = data175[i7];
+const _errs563 = errors;
+if(errors === _errs563){
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
+let missing12;
+if((data176.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data176}];
+return false;
+}
+else {
+const _errs565 = errors;
+for(const key40 in data176){
+if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data176}];
+return false;
+break;
+}
+}
+if(_errs565 === errors){
+if(data176.node !== undefined){
+let data177 = data176.node;
+const _errs566 = errors;
+if(typeof data177 !== "string"){
+let dataType196 = typeof data177;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data177;
+}
+else if(data177 === null){
+coerced196 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data177}];
+return false;
+}
+}
+if(coerced196 !== undefined){
+data177 = coerced196;
+if(data176 !== undefined){
+data176["node"] = coerced196;
+}
+}
+}
+if(errors === _errs566){
+if(typeof data177 === "string"){
+if(func3(data177) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data177}];
+return false;
+}
+}
+}
+var valid67 = _errs566 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data176.model !== undefined){
+let data178 = data176.model;
+const _errs568 = errors;
+if(typeof data178 !== "string"){
+let dataType197 = typeof data178;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data178;
+}
+else if(data178 === null){
+coerced197 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data178}];
+return false;
+}
+}
+if(coerced197 !== undefined){
+data178 = coerced197;
+if(data176 !== undefined){
+data176["model"] = coerced197;
+}
+}
+}
+if(errors === _errs568){
+if(typeof data178 === "string"){
+if(func3(data178) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data178}];
+return false;
+}
+}
+}
+var valid67 = _errs568 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data176.weight !== undefined){
+let data179 = data176.weight;
+const _errs570 = errors;
+if(!(typeof data179 == "number")){
+let dataType198 = typeof data179;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "boolean" || data179 === null
+              || (dataType198 == "string" && data179 && data179 == +data179)){
+coerced198 = +data179;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data179}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data179 = coerced198;
+if(data176 !== undefined){
+data176["weight"] = coerced198;
+}
+}
+}
+if(errors === _errs570){
+if(typeof data179 == "number"){
+if(data179 <= 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data179}];
+return false;
+}
+}
+}
+var valid67 = _errs570 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data176.priority !== undefined){
+let data180 = data176.priority;
+const _errs572 = errors;
+if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
+let dataType199 = typeof data180;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 === "boolean" || data180 === null
+              || (dataType199 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
+coerced199 = +data180;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data180}];
+return false;
+}
+}
+if(coerced199 !== undefined){
+data180 = coerced199;
+if(data176 !== undefined){
+data176["priority"] = coerced199;
+}
+}
+}
+if(errors === _errs572){
+if(typeof data180 == "number"){
+if(data180 < 0 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data180}];
+return false;
+}
+}
+}
+var valid67 = _errs572 === errors;
+}
+else {
+var valid67 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data176}];
+return false;
+}
+}
+var valid66 = _errs563 === errors;
+if(!valid66){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data175}];
+return false;
+}
+}
+var valid41 = _errs561 === errors;
+}
+else {
+var valid41 = true;
+}
 }
 }
 }
@@ -9238,395 +10077,395 @@ var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data157 = data.accounts;
-const _errs520 = errors;
-if(errors === _errs520){
-if(Array.isArray(data157)){
-var valid59 = true;
-const len8 = data157.length;
+let data181 = data.accounts;
+const _errs574 = errors;
+if(errors === _errs574){
+if(Array.isArray(data181)){
+var valid68 = true;
+const len8 = data181.length;
 for(let i8=0; i8<len8; i8++){
-let data158 = data157[i8];
-const _errs522 = errors;
-if(errors === _errs522){
-if(data158 && typeof data158 == "object" && !Array.isArray(data158)){
-let missing8;
-if((data158.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data158}];
+let data182 = data181[i8];
+const _errs576 = errors;
+if(errors === _errs576){
+if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
+let missing13;
+if((data182.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data182}];
 return false;
 }
 else {
-const _errs524 = errors;
-for(const key32 in data158){
-if(!((((((key32 === "id") || (key32 === "name")) || (key32 === "balance")) || (key32 === "allowed_models")) || (key32 === "limits")) || (key32 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data158}];
+const _errs578 = errors;
+for(const key41 in data182){
+if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data182}];
 return false;
 break;
 }
 }
-if(_errs524 === errors){
-if(data158.id !== undefined){
-let data159 = data158.id;
-const _errs525 = errors;
-if(typeof data159 !== "string"){
-let dataType185 = typeof data159;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data159;
+if(_errs578 === errors){
+if(data182.id !== undefined){
+let data183 = data182.id;
+const _errs579 = errors;
+if(typeof data183 !== "string"){
+let dataType200 = typeof data183;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data183;
 }
-else if(data159 === null){
-coerced185 = "";
+else if(data183 === null){
+coerced200 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data183}];
 return false;
 }
 }
-if(coerced185 !== undefined){
-data159 = coerced185;
-if(data158 !== undefined){
-data158["id"] = coerced185;
+if(coerced200 !== undefined){
+data183 = coerced200;
+if(data182 !== undefined){
+data182["id"] = coerced200;
 }
 }
 }
-if(errors === _errs525){
-if(typeof data159 === "string"){
-if(func3(data159) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
+if(errors === _errs579){
+if(typeof data183 === "string"){
+if(func3(data183) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data183}];
 return false;
 }
 else {
-if(!pattern6.test(data159)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
+if(!pattern9.test(data183)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data183}];
 return false;
 }
 }
 }
 }
-var valid60 = _errs525 === errors;
+var valid69 = _errs579 === errors;
 }
 else {
-var valid60 = true;
+var valid69 = true;
 }
-if(valid60){
-if(data158.name !== undefined){
-let data160 = data158.name;
-const _errs527 = errors;
-if(typeof data160 !== "string"){
-let dataType186 = typeof data160;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data160;
+if(valid69){
+if(data182.name !== undefined){
+let data184 = data182.name;
+const _errs581 = errors;
+if(typeof data184 !== "string"){
+let dataType201 = typeof data184;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data184;
 }
-else if(data160 === null){
-coerced186 = "";
+else if(data184 === null){
+coerced201 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data184}];
 return false;
 }
 }
-if(coerced186 !== undefined){
-data160 = coerced186;
-if(data158 !== undefined){
-data158["name"] = coerced186;
+if(coerced201 !== undefined){
+data184 = coerced201;
+if(data182 !== undefined){
+data182["name"] = coerced201;
 }
 }
 }
-var valid60 = _errs527 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data158.balance !== undefined){
-let data161 = data158.balance;
-const _errs529 = errors;
-if(!(typeof data161 == "number")){
-let dataType187 = typeof data161;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data161 === null
-              || (dataType187 == "string" && data161 && data161 == +data161)){
-coerced187 = +data161;
+var valid69 = _errs581 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data161}];
+var valid69 = true;
+}
+if(valid69){
+if(data182.balance !== undefined){
+let data185 = data182.balance;
+const _errs583 = errors;
+if(!(typeof data185 == "number")){
+let dataType202 = typeof data185;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "boolean" || data185 === null
+              || (dataType202 == "string" && data185 && data185 == +data185)){
+coerced202 = +data185;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data185}];
 return false;
 }
 }
-if(coerced187 !== undefined){
-data161 = coerced187;
-if(data158 !== undefined){
-data158["balance"] = coerced187;
+if(coerced202 !== undefined){
+data185 = coerced202;
+if(data182 !== undefined){
+data182["balance"] = coerced202;
 }
 }
 }
-var valid60 = _errs529 === errors;
+var valid69 = _errs583 === errors;
 }
 else {
-var valid60 = true;
+var valid69 = true;
 }
-if(valid60){
-if(data158.allowed_models !== undefined){
-let data162 = data158.allowed_models;
-const _errs531 = errors;
-if(errors === _errs531){
-if(Array.isArray(data162)){
-var valid61 = true;
-const len9 = data162.length;
+if(valid69){
+if(data182.allowed_models !== undefined){
+let data186 = data182.allowed_models;
+const _errs585 = errors;
+if(errors === _errs585){
+if(Array.isArray(data186)){
+var valid70 = true;
+const len9 = data186.length;
 for(let i9=0; i9<len9; i9++){
-let data163 = data162[i9];
-const _errs533 = errors;
-if(typeof data163 !== "string"){
-let dataType188 = typeof data163;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data163;
+let data187 = data186[i9];
+const _errs587 = errors;
+if(typeof data187 !== "string"){
+let dataType203 = typeof data187;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "number" || dataType203 == "boolean"){
+coerced203 = "" + data187;
 }
-else if(data163 === null){
-coerced188 = "";
+else if(data187 === null){
+coerced203 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data187}];
 return false;
 }
 }
-if(coerced188 !== undefined){
-data163 = coerced188;
-if(data162 !== undefined){
-data162[i9] = coerced188;
+if(coerced203 !== undefined){
+data187 = coerced203;
+if(data186 !== undefined){
+data186[i9] = coerced203;
 }
 }
 }
-if(errors === _errs533){
-if(typeof data163 === "string"){
-if(func3(data163) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data163}];
+if(errors === _errs587){
+if(typeof data187 === "string"){
+if(func3(data187) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data187}];
 return false;
 }
 }
 }
-var valid61 = _errs533 === errors;
-if(!valid61){
+var valid70 = _errs587 === errors;
+if(!valid70){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data186}];
 return false;
 }
 }
-var valid60 = _errs531 === errors;
+var valid69 = _errs585 === errors;
 }
 else {
-var valid60 = true;
+var valid69 = true;
 }
-if(valid60){
-if(data158.limits !== undefined){
-let data164 = data158.limits;
-const _errs535 = errors;
-if(errors === _errs535){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-const _errs537 = errors;
-for(const key33 in data164){
-if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data164}];
-return false;
-break;
-}
-}
-if(_errs537 === errors){
-if(data164.rpm !== undefined){
-let data165 = data164.rpm;
-const _errs538 = errors;
-if(!((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165)))){
-let dataType189 = typeof data165;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 === "boolean" || data165 === null
-              || (dataType189 === "string" && data165 && data165 == +data165 && !(data165 % 1))){
-coerced189 = +data165;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data165}];
-return false;
-}
-}
-if(coerced189 !== undefined){
-data165 = coerced189;
-if(data164 !== undefined){
-data164["rpm"] = coerced189;
-}
-}
-}
-if(errors === _errs538){
-if(typeof data165 == "number"){
-if(data165 < 1 || isNaN(data165)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data165}];
-return false;
-}
-}
-}
-var valid62 = _errs538 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data164.rps !== undefined){
-let data166 = data164.rps;
-const _errs540 = errors;
-if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
-let dataType190 = typeof data166;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 === "boolean" || data166 === null
-              || (dataType190 === "string" && data166 && data166 == +data166 && !(data166 % 1))){
-coerced190 = +data166;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data166}];
-return false;
-}
-}
-if(coerced190 !== undefined){
-data166 = coerced190;
-if(data164 !== undefined){
-data164["rps"] = coerced190;
-}
-}
-}
-if(errors === _errs540){
-if(typeof data166 == "number"){
-if(data166 < 1 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data166}];
-return false;
-}
-}
-}
-var valid62 = _errs540 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data164.tpm !== undefined){
-let data167 = data164.tpm;
-const _errs542 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType191 = typeof data167;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 === "boolean" || data167 === null
-              || (dataType191 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced191 = +data167;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data167}];
-return false;
-}
-}
-if(coerced191 !== undefined){
-data167 = coerced191;
-if(data164 !== undefined){
-data164["tpm"] = coerced191;
-}
-}
-}
-if(errors === _errs542){
-if(typeof data167 == "number"){
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data167}];
-return false;
-}
-}
-}
-var valid62 = _errs542 === errors;
-}
-else {
-var valid62 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data164}];
-return false;
-}
-}
-var valid60 = _errs535 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data158.policy !== undefined){
-let data168 = data158.policy;
-const _errs544 = errors;
-if(errors === _errs544){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-const _errs546 = errors;
-for(const key34 in data168){
-if(!((key34 === "streaming") || (key34 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data168}];
+if(valid69){
+if(data182.limits !== undefined){
+let data188 = data182.limits;
+const _errs589 = errors;
+if(errors === _errs589){
+if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
+const _errs591 = errors;
+for(const key42 in data188){
+if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data188}];
 return false;
 break;
 }
 }
-if(_errs546 === errors){
-if(data168.streaming !== undefined){
-let data169 = data168.streaming;
-const _errs547 = errors;
-if(typeof data169 !== "boolean"){
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(data169 === "false" || data169 === 0 || data169 === null){
-coerced192 = false;
-}
-else if(data169 === "true" || data169 === 1){
-coerced192 = true;
+if(_errs591 === errors){
+if(data188.rpm !== undefined){
+let data189 = data188.rpm;
+const _errs592 = errors;
+if(!((typeof data189 == "number") && (!(data189 % 1) && !isNaN(data189)))){
+let dataType204 = typeof data189;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 === "boolean" || data189 === null
+              || (dataType204 === "string" && data189 && data189 == +data189 && !(data189 % 1))){
+coerced204 = +data189;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data169}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data189}];
 return false;
 }
 }
-if(coerced192 !== undefined){
-data169 = coerced192;
-if(data168 !== undefined){
-data168["streaming"] = coerced192;
+if(coerced204 !== undefined){
+data189 = coerced204;
+if(data188 !== undefined){
+data188["rpm"] = coerced204;
 }
 }
 }
-var valid63 = _errs547 === errors;
+if(errors === _errs592){
+if(typeof data189 == "number"){
+if(data189 < 1 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data189}];
+return false;
 }
-else {
-var valid63 = true;
 }
-if(valid63){
-if(data168.max_reasoning_effort !== undefined){
-let data170 = data168.max_reasoning_effort;
-const _errs549 = errors;
-const _errs550 = errors;
-let valid64 = false;
-const _errs551 = errors;
-if(typeof data170 !== "string"){
-let dataType193 = typeof data170;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data170;
 }
-else if(data170 === null){
-coerced193 = "";
+var valid71 = _errs592 === errors;
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data170};
+var valid71 = true;
+}
+if(valid71){
+if(data188.rps !== undefined){
+let data190 = data188.rps;
+const _errs594 = errors;
+if(!((typeof data190 == "number") && (!(data190 % 1) && !isNaN(data190)))){
+let dataType205 = typeof data190;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 === "boolean" || data190 === null
+              || (dataType205 === "string" && data190 && data190 == +data190 && !(data190 % 1))){
+coerced205 = +data190;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data190}];
+return false;
+}
+}
+if(coerced205 !== undefined){
+data190 = coerced205;
+if(data188 !== undefined){
+data188["rps"] = coerced205;
+}
+}
+}
+if(errors === _errs594){
+if(typeof data190 == "number"){
+if(data190 < 1 || isNaN(data190)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data190}];
+return false;
+}
+}
+}
+var valid71 = _errs594 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data188.tpm !== undefined){
+let data191 = data188.tpm;
+const _errs596 = errors;
+if(!((typeof data191 == "number") && (!(data191 % 1) && !isNaN(data191)))){
+let dataType206 = typeof data191;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 === "boolean" || data191 === null
+              || (dataType206 === "string" && data191 && data191 == +data191 && !(data191 % 1))){
+coerced206 = +data191;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data191}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data191 = coerced206;
+if(data188 !== undefined){
+data188["tpm"] = coerced206;
+}
+}
+}
+if(errors === _errs596){
+if(typeof data191 == "number"){
+if(data191 < 1 || isNaN(data191)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data191}];
+return false;
+}
+}
+}
+var valid71 = _errs596 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data188}];
+return false;
+}
+}
+var valid69 = _errs589 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data182.policy !== undefined){
+let data192 = data182.policy;
+const _errs598 = errors;
+if(errors === _errs598){
+if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
+const _errs600 = errors;
+for(const key43 in data192){
+if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data192}];
+return false;
+break;
+}
+}
+if(_errs600 === errors){
+if(data192.streaming !== undefined){
+let data193 = data192.streaming;
+const _errs601 = errors;
+if(typeof data193 !== "boolean"){
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(data193 === "false" || data193 === 0 || data193 === null){
+coerced207 = false;
+}
+else if(data193 === "true" || data193 === 1){
+coerced207 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data193}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data193 = coerced207;
+if(data192 !== undefined){
+data192["streaming"] = coerced207;
+}
+}
+}
+var valid72 = _errs601 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data192.max_reasoning_effort !== undefined){
+let data194 = data192.max_reasoning_effort;
+const _errs603 = errors;
+const _errs604 = errors;
+let valid73 = false;
+const _errs605 = errors;
+if(typeof data194 !== "string"){
+let dataType208 = typeof data194;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data194;
+}
+else if(data194 === null){
+coerced208 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data194};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -9636,15 +10475,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced193 !== undefined){
-data170 = coerced193;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced193;
+if(coerced208 !== undefined){
+data194 = coerced208;
+if(data192 !== undefined){
+data192["max_reasoning_effort"] = coerced208;
 }
 }
 }
-if("none" !== data170){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data170};
+if("none" !== data194){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data194};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -9653,22 +10492,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs551 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs553 = errors;
-if(typeof data170 !== "string"){
-let dataType194 = typeof data170;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data170;
+var _valid19 = _errs605 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs607 = errors;
+if(typeof data194 !== "string"){
+let dataType209 = typeof data194;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data194;
 }
-else if(data170 === null){
-coerced194 = "";
+else if(data194 === null){
+coerced209 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data170};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data194};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -9678,15 +10517,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced194 !== undefined){
-data170 = coerced194;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced194;
+if(coerced209 !== undefined){
+data194 = coerced209;
+if(data192 !== undefined){
+data192["max_reasoning_effort"] = coerced209;
 }
 }
 }
-if("minimal" !== data170){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data170};
+if("minimal" !== data194){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data194};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -9695,22 +10534,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs553 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs555 = errors;
-if(typeof data170 !== "string"){
-let dataType195 = typeof data170;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data170;
+var _valid19 = _errs607 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs609 = errors;
+if(typeof data194 !== "string"){
+let dataType210 = typeof data194;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data194;
 }
-else if(data170 === null){
-coerced195 = "";
+else if(data194 === null){
+coerced210 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data170};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data194};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -9720,15 +10559,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced195 !== undefined){
-data170 = coerced195;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced195;
+if(coerced210 !== undefined){
+data194 = coerced210;
+if(data192 !== undefined){
+data192["max_reasoning_effort"] = coerced210;
 }
 }
 }
-if("low" !== data170){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data170};
+if("low" !== data194){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data194};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -9737,22 +10576,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs555 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs557 = errors;
-if(typeof data170 !== "string"){
-let dataType196 = typeof data170;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data170;
+var _valid19 = _errs609 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs611 = errors;
+if(typeof data194 !== "string"){
+let dataType211 = typeof data194;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data194;
 }
-else if(data170 === null){
-coerced196 = "";
+else if(data194 === null){
+coerced211 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data170};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data194};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -9762,15 +10601,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced196 !== undefined){
-data170 = coerced196;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced196;
+if(coerced211 !== undefined){
+data194 = coerced211;
+if(data192 !== undefined){
+data192["max_reasoning_effort"] = coerced211;
 }
 }
 }
-if("medium" !== data170){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data170};
+if("medium" !== data194){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data194};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -9779,22 +10618,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs557 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs559 = errors;
-if(typeof data170 !== "string"){
-let dataType197 = typeof data170;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data170;
+var _valid19 = _errs611 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs613 = errors;
+if(typeof data194 !== "string"){
+let dataType212 = typeof data194;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data194;
 }
-else if(data170 === null){
-coerced197 = "";
+else if(data194 === null){
+coerced212 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data170};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data194};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -9804,15 +10643,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced197 !== undefined){
-data170 = coerced197;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced197;
+if(coerced212 !== undefined){
+data194 = coerced212;
+if(data192 !== undefined){
+data192["max_reasoning_effort"] = coerced212;
 }
 }
 }
-if("high" !== data170){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data170};
+if("high" !== data194){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data194};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -9821,22 +10660,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs559 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs561 = errors;
-if(typeof data170 !== "string"){
-let dataType198 = typeof data170;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data170;
+var _valid19 = _errs613 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs615 = errors;
+if(typeof data194 !== "string"){
+let dataType213 = typeof data194;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data194;
 }
-else if(data170 === null){
-coerced198 = "";
+else if(data194 === null){
+coerced213 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data170};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data194};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -9846,15 +10685,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced198 !== undefined){
-data170 = coerced198;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced198;
+if(coerced213 !== undefined){
+data194 = coerced213;
+if(data192 !== undefined){
+data192["max_reasoning_effort"] = coerced213;
 }
 }
 }
-if("xhigh" !== data170){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data170};
+if("xhigh" !== data194){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data194};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -9863,22 +10702,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs561 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs563 = errors;
-if(typeof data170 !== "string"){
-let dataType199 = typeof data170;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "number" || dataType199 == "boolean"){
-coerced199 = "" + data170;
+var _valid19 = _errs615 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs617 = errors;
+if(typeof data194 !== "string"){
+let dataType214 = typeof data194;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data194;
 }
-else if(data170 === null){
-coerced199 = "";
+else if(data194 === null){
+coerced214 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data170};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data194};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -9888,15 +10727,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced199 !== undefined){
-data170 = coerced199;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced199;
+if(coerced214 !== undefined){
+data194 = coerced214;
+if(data192 !== undefined){
+data192["max_reasoning_effort"] = coerced214;
 }
 }
 }
-if("max" !== data170){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data170};
+if("max" !== data194){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data194};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -9905,16 +10744,16 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs563 === errors;
-valid64 = valid64 || _valid19;
+var _valid19 = _errs617 === errors;
+valid73 = valid73 || _valid19;
 }
 }
 }
 }
 }
 }
-if(!valid64){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data170};
+if(!valid73){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data194};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -9926,33 +10765,33 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs550;
+errors = _errs604;
 if(vErrors !== null){
-if(_errs550){
-vErrors.length = _errs550;
+if(_errs604){
+vErrors.length = _errs604;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid63 = _errs549 === errors;
+var valid72 = _errs603 === errors;
 }
 else {
-var valid63 = true;
+var valid72 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data192}];
 return false;
 }
 }
-var valid60 = _errs544 === errors;
+var valid69 = _errs598 === errors;
 }
 else {
-var valid60 = true;
+var valid69 = true;
 }
 }
 }
@@ -9963,458 +10802,458 @@ var valid60 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data182}];
 return false;
 }
 }
-var valid59 = _errs522 === errors;
-if(!valid59){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data157}];
-return false;
-}
-}
-var valid0 = _errs520 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data171 = data.keys;
-const _errs565 = errors;
-if(errors === _errs565){
-if(Array.isArray(data171)){
-var valid65 = true;
-const len10 = data171.length;
-for(let i10=0; i10<len10; i10++){
-let data172 = data171[i10];
-const _errs567 = errors;
-if(errors === _errs567){
-if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
-let missing9;
-if((data172.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data172}];
-return false;
-}
-else {
-const _errs569 = errors;
-for(const key35 in data172){
-if(!((((((((key35 === "key") || (key35 === "account")) || (key35 === "name")) || (key35 === "spend_limit")) || (key35 === "limits")) || (key35 === "allowed_models")) || (key35 === "policy")) || (key35 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data172}];
-return false;
-break;
-}
-}
-if(_errs569 === errors){
-if(data172.key !== undefined){
-let data173 = data172.key;
-const _errs570 = errors;
-if(typeof data173 !== "string"){
-let dataType200 = typeof data173;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "number" || dataType200 == "boolean"){
-coerced200 = "" + data173;
-}
-else if(data173 === null){
-coerced200 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data173}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data173 = coerced200;
-if(data172 !== undefined){
-data172["key"] = coerced200;
-}
-}
-}
-if(errors === _errs570){
-if(typeof data173 === "string"){
-if(func3(data173) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data173}];
-return false;
-}
-}
-}
-var valid66 = _errs570 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data172.account !== undefined){
-let data174 = data172.account;
-const _errs572 = errors;
-if(typeof data174 !== "string"){
-let dataType201 = typeof data174;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "number" || dataType201 == "boolean"){
-coerced201 = "" + data174;
-}
-else if(data174 === null){
-coerced201 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data174}];
-return false;
-}
-}
-if(coerced201 !== undefined){
-data174 = coerced201;
-if(data172 !== undefined){
-data172["account"] = coerced201;
-}
-}
-}
-if(errors === _errs572){
-if(typeof data174 === "string"){
-if(func3(data174) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data174}];
-return false;
-}
-}
-}
-var valid66 = _errs572 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data172.name !== undefined){
-let data175 = data172.name;
-const _errs574 = errors;
-if(typeof data175 !== "string"){
-let dataType202 = typeof data175;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data175;
-}
-else if(data175 === null){
-coerced202 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data175}];
-return false;
-}
-}
-if(coerced202 !== undefined){
-data175 = coerced202;
-if(data172 !== undefined){
-data172["name"] = coerced202;
-}
-}
-}
-var valid66 = _errs574 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data172.spend_limit !== undefined){
-let data176 = data172.spend_limit;
-const _errs576 = errors;
-if(!(typeof data176 == "number")){
-let dataType203 = typeof data176;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data176 === null
-              || (dataType203 == "string" && data176 && data176 == +data176)){
-coerced203 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data176}];
-return false;
-}
-}
-if(coerced203 !== undefined){
-data176 = coerced203;
-if(data172 !== undefined){
-data172["spend_limit"] = coerced203;
-}
-}
-}
-if(errors === _errs576){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data176}];
-return false;
-}
-}
-}
-var valid66 = _errs576 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data172.limits !== undefined){
-let data177 = data172.limits;
-const _errs578 = errors;
-if(errors === _errs578){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
-const _errs580 = errors;
-for(const key36 in data177){
-if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data177}];
-return false;
-break;
-}
-}
-if(_errs580 === errors){
-if(data177.rpm !== undefined){
-let data178 = data177.rpm;
-const _errs581 = errors;
-if(!((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178)))){
-let dataType204 = typeof data178;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 === "boolean" || data178 === null
-              || (dataType204 === "string" && data178 && data178 == +data178 && !(data178 % 1))){
-coerced204 = +data178;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data178}];
-return false;
-}
-}
-if(coerced204 !== undefined){
-data178 = coerced204;
-if(data177 !== undefined){
-data177["rpm"] = coerced204;
-}
-}
-}
-if(errors === _errs581){
-if(typeof data178 == "number"){
-if(data178 < 1 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data178}];
-return false;
-}
-}
-}
-var valid67 = _errs581 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data177.rps !== undefined){
-let data179 = data177.rps;
-const _errs583 = errors;
-if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
-let dataType205 = typeof data179;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 === "boolean" || data179 === null
-              || (dataType205 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
-coerced205 = +data179;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data179}];
-return false;
-}
-}
-if(coerced205 !== undefined){
-data179 = coerced205;
-if(data177 !== undefined){
-data177["rps"] = coerced205;
-}
-}
-}
-if(errors === _errs583){
-if(typeof data179 == "number"){
-if(data179 < 1 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data179}];
-return false;
-}
-}
-}
-var valid67 = _errs583 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data177.tpm !== undefined){
-let data180 = data177.tpm;
-const _errs585 = errors;
-if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
-let dataType206 = typeof data180;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 === "boolean" || data180 === null
-              || (dataType206 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
-coerced206 = +data180;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data180}];
-return false;
-}
-}
-if(coerced206 !== undefined){
-data180 = coerced206;
-if(data177 !== undefined){
-data177["tpm"] = coerced206;
-}
-}
-}
-if(errors === _errs585){
-if(typeof data180 == "number"){
-if(data180 < 1 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data180}];
-return false;
-}
-}
-}
-var valid67 = _errs585 === errors;
-}
-else {
-var valid67 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data177}];
-return false;
-}
-}
-var valid66 = _errs578 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data172.allowed_models !== undefined){
-let data181 = data172.allowed_models;
-const _errs587 = errors;
-if(errors === _errs587){
-if(Array.isArray(data181)){
-var valid68 = true;
-const len11 = data181.length;
-for(let i11=0; i11<len11; i11++){
-let data182 = data181[i11];
-const _errs589 = errors;
-if(typeof data182 !== "string"){
-let dataType207 = typeof data182;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data182;
-}
-else if(data182 === null){
-coerced207 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data182}];
-return false;
-}
-}
-if(coerced207 !== undefined){
-data182 = coerced207;
-if(data181 !== undefined){
-data181[i11] = coerced207;
-}
-}
-}
-if(errors === _errs589){
-if(typeof data182 === "string"){
-if(func3(data182) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data182}];
-return false;
-}
-}
-}
-var valid68 = _errs589 === errors;
+var valid68 = _errs576 === errors;
 if(!valid68){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data181}];
 return false;
 }
 }
-var valid66 = _errs587 === errors;
+var valid0 = _errs574 === errors;
 }
 else {
-var valid66 = true;
+var valid0 = true;
 }
-if(valid66){
-if(data172.policy !== undefined){
-let data183 = data172.policy;
-const _errs591 = errors;
-if(errors === _errs591){
-if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
-const _errs593 = errors;
-for(const key37 in data183){
-if(!((key37 === "streaming") || (key37 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data183}];
+if(valid0){
+if(data.keys !== undefined){
+let data195 = data.keys;
+const _errs619 = errors;
+if(errors === _errs619){
+if(Array.isArray(data195)){
+var valid74 = true;
+const len10 = data195.length;
+for(let i10=0; i10<len10; i10++){
+let data196 = data195[i10];
+const _errs621 = errors;
+if(errors === _errs621){
+if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
+let missing14;
+if((data196.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data196}];
+return false;
+}
+else {
+const _errs623 = errors;
+for(const key44 in data196){
+if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data196}];
 return false;
 break;
 }
 }
-if(_errs593 === errors){
-if(data183.streaming !== undefined){
-let data184 = data183.streaming;
-const _errs594 = errors;
-if(typeof data184 !== "boolean"){
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(data184 === "false" || data184 === 0 || data184 === null){
-coerced208 = false;
+if(_errs623 === errors){
+if(data196.key !== undefined){
+let data197 = data196.key;
+const _errs624 = errors;
+if(typeof data197 !== "string"){
+let dataType215 = typeof data197;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data197;
 }
-else if(data184 === "true" || data184 === 1){
-coerced208 = true;
+else if(data197 === null){
+coerced215 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data197}];
 return false;
 }
 }
-if(coerced208 !== undefined){
-data184 = coerced208;
-if(data183 !== undefined){
-data183["streaming"] = coerced208;
+if(coerced215 !== undefined){
+data197 = coerced215;
+if(data196 !== undefined){
+data196["key"] = coerced215;
 }
 }
 }
-var valid69 = _errs594 === errors;
+if(errors === _errs624){
+if(typeof data197 === "string"){
+if(func3(data197) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data197}];
+return false;
 }
-else {
-var valid69 = true;
 }
-if(valid69){
-if(data183.max_reasoning_effort !== undefined){
-let data185 = data183.max_reasoning_effort;
-const _errs596 = errors;
-const _errs597 = errors;
-let valid70 = false;
-const _errs598 = errors;
-if(typeof data185 !== "string"){
-let dataType209 = typeof data185;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data185;
 }
-else if(data185 === null){
-coerced209 = "";
+var valid75 = _errs624 === errors;
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data185};
+var valid75 = true;
+}
+if(valid75){
+if(data196.account !== undefined){
+let data198 = data196.account;
+const _errs626 = errors;
+if(typeof data198 !== "string"){
+let dataType216 = typeof data198;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data198;
+}
+else if(data198 === null){
+coerced216 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data198}];
+return false;
+}
+}
+if(coerced216 !== undefined){
+data198 = coerced216;
+if(data196 !== undefined){
+data196["account"] = coerced216;
+}
+}
+}
+if(errors === _errs626){
+if(typeof data198 === "string"){
+if(func3(data198) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data198}];
+return false;
+}
+}
+}
+var valid75 = _errs626 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data196.name !== undefined){
+let data199 = data196.name;
+const _errs628 = errors;
+if(typeof data199 !== "string"){
+let dataType217 = typeof data199;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data199;
+}
+else if(data199 === null){
+coerced217 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data199}];
+return false;
+}
+}
+if(coerced217 !== undefined){
+data199 = coerced217;
+if(data196 !== undefined){
+data196["name"] = coerced217;
+}
+}
+}
+var valid75 = _errs628 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data196.spend_limit !== undefined){
+let data200 = data196.spend_limit;
+const _errs630 = errors;
+if(!(typeof data200 == "number")){
+let dataType218 = typeof data200;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "boolean" || data200 === null
+              || (dataType218 == "string" && data200 && data200 == +data200)){
+coerced218 = +data200;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data200}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data200 = coerced218;
+if(data196 !== undefined){
+data196["spend_limit"] = coerced218;
+}
+}
+}
+if(errors === _errs630){
+if(typeof data200 == "number"){
+if(data200 < 0 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data200}];
+return false;
+}
+}
+}
+var valid75 = _errs630 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data196.limits !== undefined){
+let data201 = data196.limits;
+const _errs632 = errors;
+if(errors === _errs632){
+if(data201 && typeof data201 == "object" && !Array.isArray(data201)){
+const _errs634 = errors;
+for(const key45 in data201){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data201}];
+return false;
+break;
+}
+}
+if(_errs634 === errors){
+if(data201.rpm !== undefined){
+let data202 = data201.rpm;
+const _errs635 = errors;
+if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
+let dataType219 = typeof data202;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 === "boolean" || data202 === null
+              || (dataType219 === "string" && data202 && data202 == +data202 && !(data202 % 1))){
+coerced219 = +data202;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data202}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data202 = coerced219;
+if(data201 !== undefined){
+data201["rpm"] = coerced219;
+}
+}
+}
+if(errors === _errs635){
+if(typeof data202 == "number"){
+if(data202 < 1 || isNaN(data202)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data202}];
+return false;
+}
+}
+}
+var valid76 = _errs635 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data201.rps !== undefined){
+let data203 = data201.rps;
+const _errs637 = errors;
+if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
+let dataType220 = typeof data203;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 === "boolean" || data203 === null
+              || (dataType220 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
+coerced220 = +data203;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data203}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data203 = coerced220;
+if(data201 !== undefined){
+data201["rps"] = coerced220;
+}
+}
+}
+if(errors === _errs637){
+if(typeof data203 == "number"){
+if(data203 < 1 || isNaN(data203)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data203}];
+return false;
+}
+}
+}
+var valid76 = _errs637 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data201.tpm !== undefined){
+let data204 = data201.tpm;
+const _errs639 = errors;
+if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+let dataType221 = typeof data204;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 === "boolean" || data204 === null
+              || (dataType221 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+coerced221 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data204}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data204 = coerced221;
+if(data201 !== undefined){
+data201["tpm"] = coerced221;
+}
+}
+}
+if(errors === _errs639){
+if(typeof data204 == "number"){
+if(data204 < 1 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data204}];
+return false;
+}
+}
+}
+var valid76 = _errs639 === errors;
+}
+else {
+var valid76 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data201}];
+return false;
+}
+}
+var valid75 = _errs632 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data196.allowed_models !== undefined){
+let data205 = data196.allowed_models;
+const _errs641 = errors;
+if(errors === _errs641){
+if(Array.isArray(data205)){
+var valid77 = true;
+const len11 = data205.length;
+for(let i11=0; i11<len11; i11++){
+let data206 = data205[i11];
+const _errs643 = errors;
+if(typeof data206 !== "string"){
+let dataType222 = typeof data206;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data206;
+}
+else if(data206 === null){
+coerced222 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data206}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data206 = coerced222;
+if(data205 !== undefined){
+data205[i11] = coerced222;
+}
+}
+}
+if(errors === _errs643){
+if(typeof data206 === "string"){
+if(func3(data206) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data206}];
+return false;
+}
+}
+}
+var valid77 = _errs643 === errors;
+if(!valid77){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data205}];
+return false;
+}
+}
+var valid75 = _errs641 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data196.policy !== undefined){
+let data207 = data196.policy;
+const _errs645 = errors;
+if(errors === _errs645){
+if(data207 && typeof data207 == "object" && !Array.isArray(data207)){
+const _errs647 = errors;
+for(const key46 in data207){
+if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data207}];
+return false;
+break;
+}
+}
+if(_errs647 === errors){
+if(data207.streaming !== undefined){
+let data208 = data207.streaming;
+const _errs648 = errors;
+if(typeof data208 !== "boolean"){
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(data208 === "false" || data208 === 0 || data208 === null){
+coerced223 = false;
+}
+else if(data208 === "true" || data208 === 1){
+coerced223 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data208}];
+return false;
+}
+}
+if(coerced223 !== undefined){
+data208 = coerced223;
+if(data207 !== undefined){
+data207["streaming"] = coerced223;
+}
+}
+}
+var valid78 = _errs648 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data207.max_reasoning_effort !== undefined){
+let data209 = data207.max_reasoning_effort;
+const _errs650 = errors;
+const _errs651 = errors;
+let valid79 = false;
+const _errs652 = errors;
+if(typeof data209 !== "string"){
+let dataType224 = typeof data209;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data209;
+}
+else if(data209 === null){
+coerced224 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data209};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10424,15 +11263,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced209 !== undefined){
-data185 = coerced209;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced209;
+if(coerced224 !== undefined){
+data209 = coerced224;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced224;
 }
 }
 }
-if("none" !== data185){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data185};
+if("none" !== data209){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data209};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10441,22 +11280,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs598 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs600 = errors;
-if(typeof data185 !== "string"){
-let dataType210 = typeof data185;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data185;
+var _valid20 = _errs652 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs654 = errors;
+if(typeof data209 !== "string"){
+let dataType225 = typeof data209;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data209;
 }
-else if(data185 === null){
-coerced210 = "";
+else if(data209 === null){
+coerced225 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data185};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data209};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10466,15 +11305,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced210 !== undefined){
-data185 = coerced210;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced210;
+if(coerced225 !== undefined){
+data209 = coerced225;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced225;
 }
 }
 }
-if("minimal" !== data185){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data185};
+if("minimal" !== data209){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data209};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10483,22 +11322,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs600 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs602 = errors;
-if(typeof data185 !== "string"){
-let dataType211 = typeof data185;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data185;
+var _valid20 = _errs654 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs656 = errors;
+if(typeof data209 !== "string"){
+let dataType226 = typeof data209;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data209;
 }
-else if(data185 === null){
-coerced211 = "";
+else if(data209 === null){
+coerced226 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data185};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data209};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10508,15 +11347,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced211 !== undefined){
-data185 = coerced211;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced211;
+if(coerced226 !== undefined){
+data209 = coerced226;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced226;
 }
 }
 }
-if("low" !== data185){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data185};
+if("low" !== data209){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data209};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10525,22 +11364,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs602 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs604 = errors;
-if(typeof data185 !== "string"){
-let dataType212 = typeof data185;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data185;
+var _valid20 = _errs656 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs658 = errors;
+if(typeof data209 !== "string"){
+let dataType227 = typeof data209;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "number" || dataType227 == "boolean"){
+coerced227 = "" + data209;
 }
-else if(data185 === null){
-coerced212 = "";
+else if(data209 === null){
+coerced227 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data185};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data209};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10550,15 +11389,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced212 !== undefined){
-data185 = coerced212;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced212;
+if(coerced227 !== undefined){
+data209 = coerced227;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced227;
 }
 }
 }
-if("medium" !== data185){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data185};
+if("medium" !== data209){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data209};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10567,22 +11406,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs604 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs606 = errors;
-if(typeof data185 !== "string"){
-let dataType213 = typeof data185;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data185;
+var _valid20 = _errs658 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs660 = errors;
+if(typeof data209 !== "string"){
+let dataType228 = typeof data209;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "number" || dataType228 == "boolean"){
+coerced228 = "" + data209;
 }
-else if(data185 === null){
-coerced213 = "";
+else if(data209 === null){
+coerced228 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data185};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data209};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10592,15 +11431,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data185 = coerced213;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced213;
+if(coerced228 !== undefined){
+data209 = coerced228;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced228;
 }
 }
 }
-if("high" !== data185){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data185};
+if("high" !== data209){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data209};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10609,22 +11448,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs606 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs608 = errors;
-if(typeof data185 !== "string"){
-let dataType214 = typeof data185;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data185;
+var _valid20 = _errs660 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs662 = errors;
+if(typeof data209 !== "string"){
+let dataType229 = typeof data209;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "number" || dataType229 == "boolean"){
+coerced229 = "" + data209;
 }
-else if(data185 === null){
-coerced214 = "";
+else if(data209 === null){
+coerced229 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data185};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data209};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10634,15 +11473,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data185 = coerced214;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced214;
+if(coerced229 !== undefined){
+data209 = coerced229;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced229;
 }
 }
 }
-if("xhigh" !== data185){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data185};
+if("xhigh" !== data209){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data209};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10651,22 +11490,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs608 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs610 = errors;
-if(typeof data185 !== "string"){
-let dataType215 = typeof data185;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data185;
+var _valid20 = _errs662 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs664 = errors;
+if(typeof data209 !== "string"){
+let dataType230 = typeof data209;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data209;
 }
-else if(data185 === null){
-coerced215 = "";
+else if(data209 === null){
+coerced230 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data185};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data209};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10676,15 +11515,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced215 !== undefined){
-data185 = coerced215;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced215;
+if(coerced230 !== undefined){
+data209 = coerced230;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced230;
 }
 }
 }
-if("max" !== data185){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data185};
+if("max" !== data209){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data209};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10693,16 +11532,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs610 === errors;
-valid70 = valid70 || _valid20;
+var _valid20 = _errs664 === errors;
+valid79 = valid79 || _valid20;
 }
 }
 }
 }
 }
 }
-if(!valid70){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data185};
+if(!valid79){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data209};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10714,53 +11553,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs597;
+errors = _errs651;
 if(vErrors !== null){
-if(_errs597){
-vErrors.length = _errs597;
+if(_errs651){
+vErrors.length = _errs651;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid69 = _errs596 === errors;
+var valid78 = _errs650 === errors;
 }
 else {
-var valid69 = true;
+var valid78 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data207}];
 return false;
 }
 }
-var valid66 = _errs591 === errors;
+var valid75 = _errs645 === errors;
 }
 else {
-var valid66 = true;
+var valid75 = true;
 }
-if(valid66){
-if(data172.status !== undefined){
-let data186 = data172.status;
-const _errs612 = errors;
-const _errs613 = errors;
-let valid71 = false;
-const _errs614 = errors;
-if(typeof data186 !== "string"){
-let dataType216 = typeof data186;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data186;
+if(valid75){
+if(data196.status !== undefined){
+let data210 = data196.status;
+const _errs666 = errors;
+const _errs667 = errors;
+let valid80 = false;
+const _errs668 = errors;
+if(typeof data210 !== "string"){
+let dataType231 = typeof data210;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "number" || dataType231 == "boolean"){
+coerced231 = "" + data210;
 }
-else if(data186 === null){
-coerced216 = "";
+else if(data210 === null){
+coerced231 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data186};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data210};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10770,15 +11609,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced216 !== undefined){
-data186 = coerced216;
-if(data172 !== undefined){
-data172["status"] = coerced216;
+if(coerced231 !== undefined){
+data210 = coerced231;
+if(data196 !== undefined){
+data196["status"] = coerced231;
 }
 }
 }
-if("active" !== data186){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data186};
+if("active" !== data210){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data210};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10787,22 +11626,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs614 === errors;
-valid71 = valid71 || _valid21;
-if(!valid71){
-const _errs616 = errors;
-if(typeof data186 !== "string"){
-let dataType217 = typeof data186;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data186;
+var _valid21 = _errs668 === errors;
+valid80 = valid80 || _valid21;
+if(!valid80){
+const _errs670 = errors;
+if(typeof data210 !== "string"){
+let dataType232 = typeof data210;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data210;
 }
-else if(data186 === null){
-coerced217 = "";
+else if(data210 === null){
+coerced232 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data186};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data210};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10812,15 +11651,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced217 !== undefined){
-data186 = coerced217;
-if(data172 !== undefined){
-data172["status"] = coerced217;
+if(coerced232 !== undefined){
+data210 = coerced232;
+if(data196 !== undefined){
+data196["status"] = coerced232;
 }
 }
 }
-if("blocked" !== data186){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data186};
+if("blocked" !== data210){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data210};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10829,22 +11668,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs616 === errors;
-valid71 = valid71 || _valid21;
-if(!valid71){
-const _errs618 = errors;
-if(typeof data186 !== "string"){
-let dataType218 = typeof data186;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "number" || dataType218 == "boolean"){
-coerced218 = "" + data186;
+var _valid21 = _errs670 === errors;
+valid80 = valid80 || _valid21;
+if(!valid80){
+const _errs672 = errors;
+if(typeof data210 !== "string"){
+let dataType233 = typeof data210;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data210;
 }
-else if(data186 === null){
-coerced218 = "";
+else if(data210 === null){
+coerced233 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data186};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data210};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -10854,15 +11693,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced218 !== undefined){
-data186 = coerced218;
-if(data172 !== undefined){
-data172["status"] = coerced218;
+if(coerced233 !== undefined){
+data210 = coerced233;
+if(data196 !== undefined){
+data196["status"] = coerced233;
 }
 }
 }
-if("revoked" !== data186){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data186};
+if("revoked" !== data210){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data210};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -10871,22 +11710,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs618 === errors;
-valid71 = valid71 || _valid21;
-if(!valid71){
-const _errs620 = errors;
-if(typeof data186 !== "string"){
-let dataType219 = typeof data186;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "number" || dataType219 == "boolean"){
-coerced219 = "" + data186;
+var _valid21 = _errs672 === errors;
+valid80 = valid80 || _valid21;
+if(!valid80){
+const _errs674 = errors;
+if(typeof data210 !== "string"){
+let dataType234 = typeof data210;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data210;
 }
-else if(data186 === null){
-coerced219 = "";
+else if(data210 === null){
+coerced234 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data186};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data210};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -10896,15 +11735,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced219 !== undefined){
-data186 = coerced219;
-if(data172 !== undefined){
-data172["status"] = coerced219;
+if(coerced234 !== undefined){
+data210 = coerced234;
+if(data196 !== undefined){
+data196["status"] = coerced234;
 }
 }
 }
-if("deleted" !== data186){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data186};
+if("deleted" !== data210){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data210};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -10913,13 +11752,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs620 === errors;
-valid71 = valid71 || _valid21;
+var _valid21 = _errs674 === errors;
+valid80 = valid80 || _valid21;
 }
 }
 }
-if(!valid71){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data186};
+if(!valid80){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data210};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -10931,20 +11770,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs613;
+errors = _errs667;
 if(vErrors !== null){
-if(_errs613){
-vErrors.length = _errs613;
+if(_errs667){
+vErrors.length = _errs667;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid66 = _errs612 === errors;
+var valid75 = _errs666 === errors;
 }
 else {
-var valid66 = true;
+var valid75 = true;
 }
 }
 }
@@ -10957,22 +11796,22 @@ var valid66 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data196}];
 return false;
 }
 }
-var valid65 = _errs567 === errors;
-if(!valid65){
+var valid74 = _errs621 === errors;
+if(!valid74){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data195}];
 return false;
 }
 }
-var valid0 = _errs565 === errors;
+var valid0 = _errs619 === errors;
 }
 else {
 var valid0 = true;
