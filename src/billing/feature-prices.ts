@@ -1,4 +1,4 @@
-import type { ModelConfig, PricedFeatures } from '../config/gateway-config.js';
+import type { ModelConfig, ModelPricing, PricedFeatures } from '../config/gateway-config.js';
 import type { UsageFeatures } from '../store/records.js';
 import { usdToNano } from './money.js';
 import { nanoPrices, type NanoPrices } from './prices.js';
@@ -49,6 +49,18 @@ export function isPaid(model: ModelConfig): boolean {
   );
 }
 
+/** Each configured price table in nano-USD, computed once per configuration. */
+const NANO_TABLES = new WeakMap<ModelPricing, NanoPrices>();
+
+function nanoTable(pricing: ModelPricing): NanoPrices {
+  let table = NANO_TABLES.get(pricing);
+  if (table === undefined) {
+    table = nanoPrices(pricing);
+    NANO_TABLES.set(pricing, table);
+  }
+  return table;
+}
+
 /** The dearer of two price tables, price by price. */
 function dearest(a: NanoPrices, b: NanoPrices): NanoPrices {
   return {
@@ -69,10 +81,10 @@ function dearest(a: NanoPrices, b: NanoPrices): NanoPrices {
 export function reservedPrices(model: ModelConfig, base: NanoPrices | undefined, use: FeatureUse): NanoPrices {
   const features = pricedFeaturesOf(model);
   let prices = base ?? FREE;
-  for (const tier of features.serviceTiers.values()) prices = dearest(prices, nanoPrices(tier));
+  for (const tier of features.serviceTiers.values()) prices = dearest(prices, nanoTable(tier));
   for (const name of use.betas) {
     const beta = features.betas.get(name);
-    if (beta !== undefined) prices = dearest(prices, nanoPrices(beta.pricing));
+    if (beta !== undefined) prices = dearest(prices, nanoTable(beta.pricing));
   }
   return prices;
 }
@@ -104,12 +116,12 @@ export function settledPrices(
   let prices = base ?? FREE;
   const tierName = reported.serviceTier;
   const tier = tierName === undefined ? undefined : features.serviceTiers.get(tierName);
-  if (tier !== undefined) prices = dearest(prices, nanoPrices(tier));
+  if (tier !== undefined) prices = dearest(prices, nanoTable(tier));
   const betas: string[] = [];
   for (const name of use.betas) {
     const beta = features.betas.get(name);
     if (beta === undefined || promptTokens < beta.minPromptTokens) continue;
-    prices = dearest(prices, nanoPrices(beta.pricing));
+    prices = dearest(prices, nanoTable(beta.pricing));
     betas.push(name);
   }
   return { prices, tier: tier === undefined ? undefined : tierName, betas };
