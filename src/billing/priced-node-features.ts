@@ -36,9 +36,14 @@ export function allowsServerTool(model: ModelConfig, name: string): boolean {
   return model.pricedFeatures?.serverTools.has(name) === true;
 }
 
-/** Whether a client's `service_tier` may reach the node: only a tier the model lists (`priced_features.service_tiers`). */
+/** Tiers that ask for the standard service explicitly (OpenAI `default`, Anthropic `standard_only`): never dearer, always forwarded. */
+const STANDARD_TIERS: ReadonlySet<string> = new Set(['default', 'standard_only']);
+
+/** Whether a client's `service_tier` may reach the node: the standard tier, or a tier the model lists (`priced_features.service_tiers`). */
 export function allowsServiceTier(model: ModelConfig, tier: unknown): boolean {
-  return typeof tier === 'string' && model.pricedFeatures?.serviceTiers.has(tier) === true;
+  return (
+    typeof tier === 'string' && (STANDARD_TIERS.has(tier) || model.pricedFeatures?.serviceTiers.has(tier) === true)
+  );
 }
 
 /** A client's `service_tier` the model does not list is left out of the node's request. */
