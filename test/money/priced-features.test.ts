@@ -270,6 +270,16 @@ for (const backend of backends) {
         assert.ok(refused instanceof Anthropic.BadRequestError, String(refused));
         assert.match(refused.message, /tool_choice\.name/);
         assert.match(refused.message, /web_search/);
+        // `any` with nothing but withdrawn server tools forces one of them too.
+        const any = await postJson(gateway, '/v1/messages', secret, {
+          model: 'claude',
+          max_tokens: 100,
+          tools: [WEB_SEARCH],
+          tool_choice: { type: 'any' },
+          messages: [{ role: 'user', content: 'Search the timetable.' }],
+        });
+        assert.equal(any.status, 400, any.text);
+        assert.match(any.text, /web_search/);
         assert.equal(received.length, before);
       });
 
@@ -315,6 +325,16 @@ for (const backend of backends) {
         assert.equal((refused.error as { param?: string }).param, 'tool_choice');
         assert.match(refused.message, /web_search/);
         assert.equal(received.length, before);
+        // Only hosted tools offered: none left, and no `required` choice among none.
+        const only = await postJson(gateway, '/v1/responses', secret, {
+          model: 'gpt',
+          store: false,
+          input: 'Search the news.',
+          tools: [{ type: 'web_search' }],
+          tool_choice: 'required',
+        });
+        assert.equal(only.status, 200, only.text);
+        assert.deepEqual([received.at(-1)?.body.tools, received.at(-1)?.body.tool_choice], [undefined, undefined]);
 
         const chat = await postJson(gateway, '/v1/chat/completions', secret, {
           model: 'gpt',

@@ -53,6 +53,10 @@ export function nativeMessagesFeatures(
   const choice = body.tool_choice ?? undefined;
   if (choice?.type === 'tool' && choice.name !== undefined && withdrawn.has(choice.name))
     serverToolForced('tool_choice.name', choice.name);
+  // `any` with only withdrawn tools offered forces one of them (a translated node refuses it too).
+  const [firstWithdrawn] = withdrawn;
+  if (choice?.type === 'any' && firstWithdrawn !== undefined && tools?.length === 0)
+    serverToolForced('tool_choice', firstWithdrawn);
   let native: MessagesRequest = withoutUnlistedTier(body, model);
   if (tools !== (body.tools ?? undefined)) {
     const { tools: _offered, ...rest } = native;

@@ -44,6 +44,11 @@ export function nativeResponsesFeatures(body: Item, model: ModelConfig): NativeR
   if (forced !== undefined && !allowsServerTool(model, forced)) serverToolForced('tool_choice', forced);
   let native = withoutUnlistedTier(body, model);
   if (withdrawn.size > 0) native = { ...native, tools: kept };
+  // Nothing left to offer: no tools and no string `tool_choice` (as the translation does).
+  if (withdrawn.size > 0 && kept.length === 0) {
+    const { tools: _none, tool_choice: left, ...rest } = native;
+    native = left === undefined || typeof left === 'string' ? rest : { ...rest, tool_choice: left };
+  }
   if (offered.length === 0) return { body: native, use: { toolCalls: [], betas: [] } };
   const prices = model.pricedFeatures?.serverTools;
   const cap = Math.max(...offered.map((name) => prices?.get(name)?.maxCalls ?? 0));
