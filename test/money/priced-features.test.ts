@@ -423,6 +423,18 @@ for (const backend of backends) {
             betas: ['context-1m-2025-08-07'],
           });
         }
+        // Through the chat door (translated to the Anthropic node): the tier it reports is priced too.
+        for (const stream of [false, true]) {
+          const chat = await postJson(gateway, '/v1/chat/completions', secret, {
+            model: 'claude',
+            stream,
+            messages: [{ role: 'user', content: 'When does gate four open?' }],
+          });
+          assert.equal(chat.status, 200, chat.text);
+          const row = (await admin.usage({ request_id: chat.requestId })).data[0];
+          assert.equal(row.cost_nano, Math.round((perMillion(INPUT, 2) + perMillion(OUTPUT, 4)) / 1_000_000));
+          assert.deepEqual(row.features, { service_tier: 'priority' }, `stream=${stream}`);
+        }
         assert.equal(await admin.spentNano(keyId), (await admin.usage({ key: keyId })).totals.cost_nano);
       });
 
