@@ -114,6 +114,7 @@ function usageView(row: UsageRow) {
     stream: row.stream,
     finish_reason: row.finishReason,
     front_door: row.frontDoor,
+    features: row.features ?? null,
     created_at: row.createdAt,
   };
 }

@@ -9,6 +9,18 @@ import type { UsageRow } from '../store/records.js';
 import type { UsageLedger } from './usage-ledger.js';
 import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
 import { streamedUsage } from './booked-usage.js';
+import {
+  bookedFeatures,
+  isPaid,
+  NO_FEATURE_USE,
+  reservedPrices,
+  reservedToolNano,
+  settledPrices,
+  toolCallsNano,
+  type FeatureUse,
+  type BookedFeatures,
+  type ReportedFeatures,
+} from './feature-prices.js';
 import { countPromptTokens, marksCacheBreakpoints, outputCapOf, type OutputCap } from './estimate-request.js';
 import { nanoToUsd } from './money.js';
 import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices, type PricedTokens } from './prices.js';
@@ -35,6 +47,8 @@ interface CostEstimate {
   readonly cap: OutputCap;
   /** The prompt as the reservation counted it (paid models); a cut stream's progress is booked on it. */
   readonly promptTokens: number | undefined;
+  /** The priced features the request may use (server tools, betas), reserved for and priced at settlement. */
+  readonly use: FeatureUse;
 }
 
 /**
@@ -69,11 +83,11 @@ export class RequestCharge {
     // Only a request that reached a node is booked (issue 4: one row per such request).
     if (record.attempts.length === 0) return;
     const tokens = record.usage === undefined ? NO_TOKENS : tokensOf(record.usage);
-    const costNano = this.costOf(tokens);
+    const { costNano, features } = this.costOf(tokens, record.reportedFeatures);
     this.key.pendingNano += costNano;
     if (this.account !== undefined) this.account.pendingNano += costNano;
     record.costUsd = nanoToUsd(costNano);
-    this.ledger.book(this.row(context, tokens, costNano, record.usageEstimated === true, outcome));
+    this.ledger.book(this.row(context, tokens, costNano, record.usageEstimated === true, outcome, features));
   }
 
   /**
@@ -84,13 +98,31 @@ export class RequestCharge {
     if (this.settled || this.untrack !== undefined) return;
     this.untrack = this.ledger.trackStream(() => {
       const tokens = tokensOf(streamedUsage(request, summary, this.estimate.promptTokens));
-      return this.row(context, tokens, this.costOf(tokens), true, { status: 200 });
+      const { costNano, features } = this.costOf(tokens, summary);
+      return this.row(context, tokens, costNano, true, { status: 200 }, features);
     });
   }
 
-  private costOf(tokens: PricedTokens): number {
-    const prices = this.estimate.prices;
-    return prices === undefined ? 0 : costOf(tokens, prices);
+  /**
+   * The cost of the usage: tokens at the model's prices, or those of the service tier the
+   * node reported and of the betas forwarded (when the model lists them), plus the
+   * server-tool calls the node reported at their prices; and the features the row shows.
+   */
+  private costOf(
+    tokens: PricedTokens,
+    reported: ReportedFeatures | undefined,
+  ): { costNano: number; features: BookedFeatures | undefined } {
+    const { model, prices: base, use } = this.estimate;
+    if (model.pricedFeatures === undefined)
+      return {
+        costNano: base === undefined ? 0 : costOf(tokens, base),
+        features: bookedFeatures(reported?.serverToolCalls, undefined, []),
+      };
+    const { prices, tier, betas } = settledPrices(model, base, use, reported ?? {}, tokens.prompt);
+    return {
+      costNano: costOf(tokens, prices) + toolCallsNano(model, reported?.serverToolCalls),
+      features: bookedFeatures(reported?.serverToolCalls, tier, betas),
+    };
   }
 
   private row(
@@ -99,6 +131,7 @@ export class RequestCharge {
     costNano: number,
     estimated: boolean,
     outcome: RequestOutcome,
+    features: BookedFeatures | undefined,
   ): UsageRow {
     const record = context.record;
     const lastAttempt = record.attempts[record.attempts.length - 1];
@@ -125,6 +158,7 @@ export class RequestCharge {
       stream: record.stream,
       finishReason: record.finishReason ?? null,
       frontDoor: record.frontDoor,
+      features: features ?? null,
       createdAt: isoNow(),
     };
   }
@@ -185,22 +219,24 @@ export class Billing {
     model: ModelConfig,
     request: ChatRequest,
     effort?: ReasoningEffort,
+    use: FeatureUse = NO_FEATURE_USE,
   ): RequestCharge | Promise<RequestCharge> {
     const prices = this.pricesOf(model);
     // Nothing is reserved, but the node still gets the cap (the prompt is not counted: only a
     // cap bound by the context needs it, and that cap is not sent to nodes that can go without).
-    if (prices === undefined)
+    if (!isPaid(model))
       return new RequestCharge(this.ledger, key, account, {
         model,
         prices: undefined,
         costNano: 0,
         cap: outputCapOf(request, model, 0, effort),
         promptTokens: undefined,
+        use,
       });
     const counter = tokenCounter();
     if (typeof counter !== 'function')
-      return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count, effort));
-    return this.reserveCounted(key, account, model, request, prices, counter, effort);
+      return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count, effort, use));
+    return this.reserveCounted(key, account, model, request, prices, counter, effort, use);
   }
 
   private reserveCounted(
@@ -208,21 +244,23 @@ export class Billing {
     account: CachedAccount | undefined,
     model: ModelConfig,
     request: ChatRequest,
-    prices: NanoPrices,
+    prices: NanoPrices | undefined,
     count: (text: string) => number,
     effort: ReasoningEffort | undefined,
+    use: FeatureUse,
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
     const cap = outputCapOf(request, model, promptTokens, effort);
     // What the internal form leaves out for a native node is priced too; input the gateway cannot size at the model's bound (unresolved-inputs.ts).
     const reservedPrompt = reservedPromptTokens(request, model, promptTokens, count);
-    const costNano = worstCaseCost(
-      reservedPrompt,
-      cap.tokens * (request.n ?? 1),
-      prices,
-      marksCacheBreakpoints(request),
-    );
-    const estimate: CostEstimate = { model, prices, costNano, cap, promptTokens };
+    // A model with priced features reserves at its dearest token prices and for every tool call it allows.
+    const worstPrices = model.pricedFeatures === undefined ? prices : reservedPrices(model, prices, use);
+    const costNano =
+      (worstPrices === undefined
+        ? 0
+        : worstCaseCost(reservedPrompt, cap.tokens * (request.n ?? 1), worstPrices, marksCacheBreakpoints(request))) +
+      reservedToolNano(model, use);
+    const estimate: CostEstimate = { model, prices, costNano, cap, promptTokens, use };
     const holds = this.holds;
     if (holds !== undefined && !holds.covers(key, account, costNano))
       return this.reserveByHolds(holds, key, account, estimate);

@@ -67,6 +67,8 @@ export function countedUsage(usage: Usage | null | undefined): Usage | undefined
  */
 export function bookUsage(record: RequestRecord, request: ChatRequest, summary: ReplySummary): Usage {
   if (record.usage !== undefined) return record.usage;
+  if (summary.serverToolCalls !== undefined || summary.serviceTier !== undefined)
+    record.reportedFeatures = { serverToolCalls: summary.serverToolCalls, serviceTier: summary.serviceTier };
   const counted = countedUsage(summary.usage);
   if (counted !== undefined) return (record.usage = counted);
   record.usageEstimated = true;

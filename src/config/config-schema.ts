@@ -121,6 +121,53 @@ const PricingSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Bounds of `priced_features`: a name's length and how many of each a model may list. */
+const FEATURE_NAME = { minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9_.-]*$' };
+const MAX_FEATURES = 16;
+
+/**
+ * What a model allows of the priced features a node runs on its own (issue 28 finding 10;
+ * docs/keys-and-money.md): server tools priced per call, service tiers and betas priced as
+ * token price tables. Anything not listed is withdrawn or not forwarded.
+ */
+const PricedFeaturesSchema = Type.Object(
+  {
+    /** Server tools by name (`web_search`, `web_fetch`, `code_execution`, `code_interpreter`, `file_search`, `image_generation`). */
+    server_tools: Type.Optional(
+      Type.Record(
+        Type.String(FEATURE_NAME),
+        Type.Object(
+          {
+            usd_per_call: Type.Number({ minimum: 0 }),
+            /** Calls one request may make (sent as the tool's cap where the protocol has one); the reservation covers them. */
+            max_calls: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          },
+          { additionalProperties: false },
+        ),
+        { maxProperties: MAX_FEATURES },
+      ),
+    ),
+    /** Service tiers (`priority`, `flex`…) a client may ask for, each with the token prices the node charges in it. */
+    service_tiers: Type.Optional(
+      Type.Record(Type.String(FEATURE_NAME), Type.Object({ pricing: PricingSchema }, { additionalProperties: false }), {
+        maxProperties: MAX_FEATURES,
+      }),
+    ),
+    /** Priced Anthropic betas (`context-1m-2025-08-07`) a client may send, with the token prices of a prompt of at least `min_prompt_tokens`. */
+    betas: Type.Optional(
+      Type.Record(
+        Type.String(FEATURE_NAME),
+        Type.Object(
+          { pricing: PricingSchema, min_prompt_tokens: Type.Optional(Type.Integer({ minimum: 0 })) },
+          { additionalProperties: false },
+        ),
+        { maxProperties: MAX_FEATURES },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const RouteSchema = Type.Object(
   {
     node: Type.String({ minLength: 1 }),
@@ -177,6 +224,7 @@ const ModelSchema = Type.Object(
     unresolved_input_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
     reasoning: Type.Optional(ModelReasoningSchema),
     pricing: Type.Optional(PricingSchema),
+    priced_features: Type.Optional(PricedFeaturesSchema),
     routes: Type.Array(RouteSchema, { minItems: 1 }),
   },
   { additionalProperties: false },

@@ -46,6 +46,8 @@ export const DEFAULTS = {
   },
   shutdownGraceMs: 30_000,
   maxConcurrency: 64,
+  /** Calls of an allowed server tool one request may make, when `priced_features.server_tools.<tool>.max_calls` says none. */
+  serverToolMaxCalls: 10,
   weight: 1,
   ownedBy: 'switchyard',
   /** PRODUCT.md decision 11: 600 RPM per key, 1200 RPM per client IP; nothing else unless configured. */

@@ -83,6 +83,32 @@ export interface ModelPricing {
   readonly reasoning: number | undefined;
 }
 
+/** A server tool a model allows (`priced_features.server_tools`). */
+export interface ServerToolPrice {
+  readonly usdPerCall: number;
+  /** Calls one request may make: sent as the tool's cap where its protocol has one, and reserved. */
+  readonly maxCalls: number;
+}
+
+/** A priced beta a model allows (`priced_features.betas`): its token prices, for a prompt of at least `minPromptTokens`. */
+export interface BetaPrice {
+  readonly pricing: ModelPricing;
+  readonly minPromptTokens: number;
+}
+
+/**
+ * The priced features a node runs on its own that a model allows, and what they cost
+ * (`priced_features`, docs/keys-and-money.md). Empty maps: none allowed, the default.
+ */
+export interface PricedFeatures {
+  /** Server tools by name (the tool's type without its version date). */
+  readonly serverTools: ReadonlyMap<string, ServerToolPrice>;
+  /** Service tiers a client may ask for, with the token prices of each. */
+  readonly serviceTiers: ReadonlyMap<string, ModelPricing>;
+  /** Priced Anthropic betas (`anthropic-beta` values) a client may send. */
+  readonly betas: ReadonlyMap<string, BetaPrice>;
+}
+
 /** Where a model can be served: a node and the model's name there. */
 export interface ModelRoute {
   readonly nodeId: string;
@@ -134,6 +160,8 @@ export interface ModelConfig {
   readonly reasoning: ModelReasoningSettings | undefined;
   /** Absent: a free model. */
   readonly pricing: ModelPricing | undefined;
+  /** Priced node features the model allows (server tools, service tiers, betas); absent: none. */
+  readonly pricedFeatures?: PricedFeatures;
   readonly routes: readonly ModelRoute[];
 }
 

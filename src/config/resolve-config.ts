@@ -4,6 +4,7 @@ import { addressRangeProblem } from './ip-address.js';
 import { reasoningProblem } from './protocol-reasoning.js';
 import { DEFAULT_HEALTH } from './node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
+import { resolvePricedFeatures, resolvePricing } from './resolve-priced-features.js';
 import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from './simulator-scripts.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, type ReasoningEffort } from './reasoning-efforts.js';
 import { DEFAULT_BASE_URLS, type WireProtocol } from './wire-protocols.js';
@@ -232,14 +233,8 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       defaultMaxTokens: model.default_max_tokens,
       unresolvedInputTokens: model.unresolved_input_tokens,
       reasoning: model.reasoning && resolveReasoning(model.reasoning, `models[${modelIndex}].reasoning`, source),
-      pricing: model.pricing && {
-        input: model.pricing.input,
-        output: model.pricing.output,
-        cachedInput: model.pricing.cached_input,
-        cacheWrite: model.pricing.cache_write,
-        cacheWrite1h: model.pricing.cache_write_1h,
-        reasoning: model.pricing.reasoning,
-      },
+      pricing: model.pricing && resolvePricing(model.pricing),
+      ...(model.priced_features === undefined ? {} : { pricedFeatures: resolvePricedFeatures(model.priced_features) }),
       routes: model.routes.map((route, routeIndex) => {
         if (!nodesById.has(route.node)) {
           throw new ConfigError(

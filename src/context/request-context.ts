@@ -1,6 +1,7 @@
 import type { Language } from '../errors/codes.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { Cancellation } from '../upstream/cancellation.js';
+import type { ReportedFeatures } from '../billing/feature-prices.js';
 
 /** A client-facing protocol: Chat Completions, Anthropic Messages, OpenAI Responses (docs/architecture.md). */
 export type FrontDoorName = 'chat' | 'messages' | 'responses';
@@ -26,6 +27,8 @@ export interface RequestRecord {
   errorCode?: string;
   usage?: Usage;
   usageEstimated?: boolean;
+  /** Priced features the node reported for the reply (server-tool calls, service tier); set with `usage`. */
+  reportedFeatures?: ReportedFeatures;
   finishReason?: string;
   /** Ms from arrival to the first byte of a successful reply (JSON body or first stream event). */
   firstByteMs?: number;

@@ -232,6 +232,10 @@ export const PHRASES = {
     en: (p) => `it forces the hosted tool '${p.type}', which the node serving this model cannot run`,
     ru: (p) => `он требует встроенный инструмент '${p.type}', который узел этой модели не выполняет`,
   }),
+  server_tool_not_allowed: phraseTexts<{ tool: string }>({
+    en: (p) => `it forces the server tool '${p.tool}', which this model does not allow`,
+    ru: (p) => `он требует серверный инструмент '${p.tool}', который эта модель не разрешает`,
+  }),
   required_for_json_schema: phraseTexts({
     en: () => 'is required for json_schema',
     ru: () => 'обязателен для json_schema',

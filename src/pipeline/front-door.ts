@@ -3,6 +3,7 @@ import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { FrontDoorName } from '../context/request-context.js';
 import type { NativeApi } from '../config/gateway-config.js';
 import type { NativeRequest, ReplySummary } from '../providers/types.js';
+import type { FeatureUse } from '../billing/feature-prices.js';
 
 /**
  * The seam between a front door (a client-facing protocol) and the one pipeline that runs
@@ -38,6 +39,11 @@ export interface GatewayRequest {
    * reasoning, a previous response), PRODUCT.md decision 17.
    */
   readonly affinityNode?: string;
+  /**
+   * The priced features (server tools, betas) the model allows that the request may use on
+   * a native node: the reservation covers them, settlement prices what the node reports.
+   */
+  readonly features?: FeatureUse;
 }
 
 /**

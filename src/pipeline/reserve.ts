@@ -1,4 +1,5 @@
 import type { RequestCharge } from '../billing/billing.js';
+import type { FeatureUse } from '../billing/feature-prices.js';
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../gateway-services.js';
@@ -16,8 +17,9 @@ export function reserve(
   model: ModelConfig,
   request: ChatRequest,
   effort: ReasoningEffort | undefined,
+  features?: FeatureUse,
 ): RequestCharge | Promise<RequestCharge> {
   if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
   // The effort sizes the output cap of a request without one (PRODUCT.md decisions 19, 20).
-  return services.billing.reserve(admission.key, admission.account, model, request, effort);
+  return services.billing.reserve(admission.key, admission.account, model, request, effort, features);
 }

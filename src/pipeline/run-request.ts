@@ -36,7 +36,7 @@ export async function runRequest(
   context.record.model = chat.model;
   context.record.stream = request.stream;
   const { model, effort } = authorize(services.models, admission, request);
-  const reserved = reserve(services, admission, model, chat, effort);
+  const reserved = reserve(services, admission, model, chat, effort, request.features);
   const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
   const { config } = services;
   let stream: StreamSink | undefined;

@@ -58,6 +58,10 @@ export interface ReplySummary {
   /** Characters of reasoning and answer text seen; lets usage be estimated when a stream is cut. */
   reasoningCharacters: number;
   contentCharacters: number;
+  /** Server-tool calls the node reported, by tool (`web_search`: 2), when it ran any (priced: docs/keys-and-money.md). */
+  serverToolCalls?: Record<string, number>;
+  /** The service tier the node reported serving the request in, when it said. */
+  serviceTier?: string;
 }
 
 /** A non-streaming 2xx reply mapped for the client. */

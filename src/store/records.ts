@@ -106,7 +106,19 @@ export interface UsageRow {
   readonly finishReason: string | null;
   /** The client-facing protocol the request came through (`chat`, `messages`, `responses`). */
   readonly frontDoor: string;
+  /** Priced node features the reply used (server-tool calls, the service tier, betas priced); absent or null: none. */
+  readonly features?: UsageFeatures | null;
   readonly createdAt: string;
+}
+
+/** The priced node features of a usage row (docs/keys-and-money.md, "Priced node features"). */
+export interface UsageFeatures {
+  /** Server-tool calls the node reported, by tool (`web_search`: 3). */
+  readonly server_tool_calls?: Readonly<Record<string, number>>;
+  /** The service tier the node reported serving the request in. */
+  readonly service_tier?: string;
+  /** Priced betas whose token prices the reply was billed at. */
+  readonly betas?: readonly string[];
 }
 
 export interface UsageFilter {

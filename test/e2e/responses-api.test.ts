@@ -306,7 +306,7 @@ describe('the Responses API passed through to a node that serves it (apis: [chat
 nodes:
   - { id: native, provider: openai, base_url: "${node.baseUrl}", apis: [chat, responses] }
 models:
-  - { id: native-model, context_length: 32000, max_output_tokens: 2000, routes: [{ node: native, model: upstream-name }] }
+  - { id: native-model, context_length: 32000, max_output_tokens: 2000, priced_features: { server_tools: { web_search: { usd_per_call: 0 } } }, routes: [{ node: native, model: upstream-name }] }
 keys:
   - { key: ${API_KEY} }
 `);
@@ -361,18 +361,23 @@ keys:
     assert.equal((await stream.finalResponse()).output_text, text);
   });
 
-  test('hosted tools, even a forced one, reach the node that can run them', TIMEOUT, async () => {
-    const created = await client.responses.create({
-      model: 'native-model',
-      input: 'Search the news.',
-      tools: [{ type: 'web_search_preview' }],
-      tool_choice: { type: 'web_search_preview' },
-    });
-    assert.equal(created.status, 'completed');
-    const body = node.stats().lastRequest?.body as Record<string, unknown>;
-    assert.deepEqual(body.tools, [{ type: 'web_search_preview' }]);
-    assert.deepEqual(body.tool_choice, { type: 'web_search_preview' });
-  });
+  test(
+    'a hosted tool the model allows, even forced, reaches the node that can run it, its calls capped',
+    TIMEOUT,
+    async () => {
+      const created = await client.responses.create({
+        model: 'native-model',
+        input: 'Search the news.',
+        tools: [{ type: 'web_search_preview' }],
+        tool_choice: { type: 'web_search_preview' },
+      });
+      assert.equal(created.status, 'completed');
+      const body = node.stats().lastRequest?.body as Record<string, unknown>;
+      assert.deepEqual(body.tools, [{ type: 'web_search_preview' }]);
+      assert.deepEqual(body.tool_choice, { type: 'web_search_preview' });
+      assert.equal(body.max_tool_calls, 10, "the default max_calls: the model's priced_features give none");
+    },
+  );
 
   test('an item_reference to nothing stored here goes to the node, which answers for it', TIMEOUT, async () => {
     await assert.rejects(

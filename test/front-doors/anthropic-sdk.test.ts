@@ -111,6 +111,8 @@ models:
     max_output_tokens: 8000
     reasoning: { default_effort: low, style: level }
     pricing: ${pricing}
+    # Web search allowed (and priced per call): a forced search reaches the node (issue 28 finding 10).
+    priced_features: { server_tools: { web_search: { usd_per_call: 0.01 } } }
     routes: [{ node: claude-529 }, { node: claude, model: claude-sonnet-4-6, priority: 1 }]
   - { id: ${MODELS.chat}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: chat-node, model: qwen3 }] }
   - { id: ${MODELS.gemini}, reasoning: { default_effort: low }, pricing: ${pricing}, routes: [{ node: gem, model: gemini-2.5-flash }] }
@@ -255,7 +257,7 @@ keys:
     assert.equal(seen.headers['x-api-key'], NODE_KEY, "the node's key, never the client's");
   });
 
-  test("native: what only Anthropic runs (a forced server tool, a server tool's turn, a file by id) passes; translated it is a 400", async () => {
+  test("native: what only Anthropic runs (a forced server tool the model allows, a server tool's turn, a file by id) passes; translated it is a 400", async () => {
     const history = [
       { role: 'user', content: 'Search the timetable.' },
       {

@@ -50,6 +50,7 @@ function usageRow(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     stream: false,
     finishReason: 'stop',
     frontDoor: 'chat',
+    features: null,
     createdAt: '2026-01-01T00:00:00.000Z',
     ...fields,
   };
@@ -356,6 +357,26 @@ for (const backend of cases) {
         }
       },
     );
+
+    test("a usage row's priced node features (server-tool calls, tier, betas) come back as booked; none: null", async () => {
+      const features = {
+        server_tool_calls: { web_search: 3, code_execution: 1 },
+        service_tier: 'priority',
+        betas: ['context-1m-2025-08-07'],
+      };
+      await store.recordUsage([
+        usageRow('req_features', { keyId: 'key_features', createdAt: at(6), features }),
+        usageRow('req_no_features', { keyId: 'key_features', createdAt: at(7) }),
+      ]);
+      const rows = (await store.queryUsage({ keyId: 'key_features', limit: 10 })).rows;
+      assert.deepEqual(
+        rows.map((row) => [row.requestId, row.features]),
+        [
+          ['req_no_features', null],
+          ['req_features', features],
+        ],
+      );
+    });
 
     test('usage queries filter by node, status and request id', async () => {
       await store.recordUsage([

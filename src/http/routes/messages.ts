@@ -18,6 +18,9 @@ import type { GatewayRequest } from '../../pipeline/front-door.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCountTokensRequest, parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
 import { FORWARDED_HEADERS } from '../../providers/anthropic/native-messages.js';
+import { NO_FEATURE_USE } from '../../billing/feature-prices.js';
+import { nativeMessagesFeatures } from '../../front-doors/anthropic/native-priced-features.js';
+import type { MessagesRequest } from '../../protocol/anthropic/messages-request-schema.js';
 import { admitAndRead } from '../admit-and-read.js';
 import type { BodyBudget } from '../body-budget.js';
 import { anthropicCredentialsOf } from '../credentials.js';
@@ -38,10 +41,23 @@ export const MESSAGES_ERROR_SHAPE: ErrorShape = {
  */
 function onlyNativeNodes(services: GatewayServices, modelId: string): boolean {
   const routes = services.models.has(modelId) ? services.routes.routes(modelId) : [];
-  return (
-    routes.length > 0 &&
-    routes.every((route) => services.nodes.get(route.nodeId)?.node.nativeApis.has('messages') === true)
-  );
+  return routes.length > 0 && routes.every((route) => servesMessages(services, route.nodeId));
+}
+
+function servesMessages(services: GatewayServices, nodeId: string): boolean {
+  return services.nodes.get(nodeId)?.node.nativeApis.has('messages') === true;
+}
+
+/**
+ * The request as an Anthropic node of the model gets it: the model's priced-feature policy
+ * applied (server tools, `service_tier`, priced betas), and what it may use of them; as it
+ * came for a model no such node serves (its translated nodes get none of them).
+ */
+function nativeRequest(services: GatewayServices, messages: MessagesRequest, headers: Record<string, string>) {
+  const model = services.models.get(messages.model);
+  const native =
+    model !== undefined && services.routes.routes(model.id).some((route) => servesMessages(services, route.nodeId));
+  return native ? nativeMessagesFeatures(messages, headers, model) : { body: messages, headers, use: NO_FEATURE_USE };
 }
 
 /** Whether the configuration lets the model take the effort (PRODUCT.md decision 19). */
@@ -99,6 +115,7 @@ export function messagesRoute(
     const translated = toChatRequest(nativeOnly ? carriedByChat(messages) : messages, envelopes());
     // What the chat form left out of a native-only request the node still gets: the reservation prices it.
     if (nativeOnly) markLeftOut(translated.chat, leftOutBlocks(messages));
+    const native = nativeRequest(services, messages, forwardedHeaders(request));
     // An effort the model's configuration does not list is the Anthropic node's to judge when it gets the body as it is.
     if (nativeOnly && !effortListed(services.models.get(messages.model), translated.chat.reasoning_effort))
       delete translated.chat.reasoning_effort;
@@ -109,7 +126,8 @@ export function messagesRoute(
     const gatewayRequest: GatewayRequest = {
       frontDoor: 'messages',
       chat: translated.chat,
-      native: { api: 'messages', body: messages, headers: forwardedHeaders(request) },
+      native: { api: 'messages', body: native.body, headers: native.headers },
+      features: native.use,
       stream,
       effortParam: translated.effortParam,
       ...(affinityNode === undefined ? {} : { affinityNode }),

@@ -5,6 +5,8 @@ import { newResponseId } from '../../front-doors/responses/response-ids.js';
 import { ResponseObject, reasoningSummary } from '../../front-doors/responses/response-object.js';
 import { referencedItems, storedInputItems } from '../../front-doors/responses/stored-items.js';
 import { toChatRequest } from '../../front-doors/responses/to-chat-request.js';
+import { nativeResponsesFeatures } from '../../front-doors/responses/native-priced-features.js';
+import { NO_FEATURE_USE } from '../../billing/feature-prices.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import { authorize } from '../../pipeline/authorize.js';
@@ -70,10 +72,17 @@ async function readResponsesRequest(
     readsReasoning,
     servedNatively,
   });
+  // A model a native node serves gets its priced-feature policy applied (hosted tools, `service_tier`).
+  const model = services.models.get(parsed.model);
+  const native =
+    servedNatively && model !== undefined
+      ? nativeResponsesFeatures(nativeBody(services, parsed, history), model)
+      : { body: nativeBody(services, parsed, history), use: NO_FEATURE_USE };
   const gatewayRequest: GatewayRequest = {
     frontDoor: 'responses',
     chat: translated.chat,
-    native: { api: 'responses', body: nativeBody(services, parsed, history), headers: {} },
+    native: { api: 'responses', body: native.body, headers: {} },
+    features: native.use,
     affinityNode: translated.reasoningNode ?? history.node ?? undefined,
     stream: parsed.stream === true,
     effortParam:

@@ -37,7 +37,8 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
       });
     }
   }
-  return translatedCompletion(
+  const usage = isRecord(reply.usage) ? (reply.usage as AnthropicUsage) : {};
+  const mapped = translatedCompletion(
     {
       id: reply.id,
       text,
@@ -45,9 +46,12 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
       toolCalls,
       finishReason: mapStopReason(reply.stop_reason),
       ...(reply.stop_reason === 'refusal' ? { refusal: text } : {}),
-      usage: mapUsage(isRecord(reply.usage) ? (reply.usage as AnthropicUsage) : {}, thinkingBlocks.length > 0),
+      usage: mapUsage(usage, thinkingBlocks.length > 0),
       ...(thinkingBlocks.length > 0 ? { extra: { thinking_blocks: thinkingBlocks } } : {}),
     },
     context,
   );
+  // The tier the node served in: priced when the model lists it (docs/keys-and-money.md).
+  if (typeof usage.service_tier === 'string') mapped.summary.serviceTier = usage.service_tier;
+  return mapped;
 }

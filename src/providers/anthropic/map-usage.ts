@@ -10,6 +10,26 @@ export interface AnthropicUsage {
   cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
   output_tokens?: number | null;
   output_tokens_details?: { thinking_tokens?: number | null } | null;
+  /** Server-tool calls (`web_search_requests`, `web_fetch_requests`…), priced per call (docs/keys-and-money.md). */
+  server_tool_use?: Record<string, unknown> | null;
+  /** The tier the request was served in (`standard`, `priority`, `batch`). */
+  service_tier?: string | null;
+}
+
+/**
+ * The server-tool calls in Anthropic usage, by tool: `web_search_requests: 2` → `web_search: 2`;
+ * counts that are not whole numbers above 0 are left out. Undefined when there are none.
+ */
+export function serverToolCallsOf(usage: AnthropicUsage): Record<string, number> | undefined {
+  const use = usage.server_tool_use;
+  if (!isRecord(use)) return undefined;
+  let calls: Record<string, number> | undefined;
+  for (const [field, count] of Object.entries(use)) {
+    if (!field.endsWith('_requests') || countOf(count) === 0) continue;
+    calls ??= {};
+    calls[field.slice(0, -'_requests'.length)] = count as number;
+  }
+  return calls;
 }
 
 /**
@@ -66,6 +86,8 @@ export function mergeUsage(into: AnthropicUsage, update: AnthropicUsage | null |
     if (typeof value === 'number') into[field] = value;
   }
   if (isRecord(update.cache_creation)) into.cache_creation = { ...into.cache_creation, ...update.cache_creation };
+  if (isRecord(update.server_tool_use)) into.server_tool_use = { ...into.server_tool_use, ...update.server_tool_use };
+  if (typeof update.service_tier === 'string') into.service_tier = update.service_tier;
   if (typeof update.output_tokens_details?.thinking_tokens === 'number')
     into.output_tokens_details = { thinking_tokens: update.output_tokens_details.thinking_tokens };
 }

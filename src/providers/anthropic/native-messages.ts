@@ -17,7 +17,7 @@ import {
 } from '../types.js';
 import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
 import { mapStopReason } from './map-stop-reason.js';
-import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
+import { mapUsage, mergeUsage, serverToolCallsOf, type AnthropicUsage } from './map-usage.js';
 import { FALLBACK_MAX_TOKENS, nodeHeaders } from './to-upstream.js';
 
 /** Client headers that reach an Anthropic node unchanged (PRODUCT.md decision 16; inbound-protocols 1.2). */
@@ -91,6 +91,10 @@ export function nativeMessagesToUpstream(request: NativeRequest, context: CallCo
 function summarize(summary: ReplySummary, usage: AnthropicUsage, stopReason: unknown, sawThinking: boolean): void {
   summary.usage = mapUsage(usage, sawThinking);
   summary.finishReason = mapStopReason(stopReason);
+  // Priced apart from tokens when the model allows them (docs/keys-and-money.md).
+  const calls = serverToolCallsOf(usage);
+  if (calls !== undefined) summary.serverToolCalls = calls;
+  if (typeof usage.service_tier === 'string') summary.serviceTier = usage.service_tier;
 }
 
 /** A node's Messages reply, for the client as it is but the model id (the client's); its usage read for billing. */

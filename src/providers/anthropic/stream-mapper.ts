@@ -74,6 +74,7 @@ export function createStreamMapper(context: CallContext): StreamMapper {
         summary.finishReason = finishReason;
         emit(chunks.delta({}, finishReason));
         summary.usage = mapUsage(usage, sawThinking);
+        if (typeof usage.service_tier === 'string') summary.serviceTier = usage.service_tier;
         emit(chunks.usage(summary.usage));
         return 'end';
       }

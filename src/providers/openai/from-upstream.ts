@@ -33,6 +33,7 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
     summary.finishReason ??= choice.finish_reason ?? undefined;
   }
   summary.usage = completion.usage ?? undefined;
+  if (typeof completion.service_tier === 'string') summary.serviceTier = completion.service_tier;
   if (completion.model === context.clientModel && !changed) return { body: bodyText, summary };
   // Only the model id differs (the usual case: the node names a dated snapshot): swap
   // that field in the node's text rather than serializing the whole reply again.

@@ -3,6 +3,7 @@ import type { Usage } from '../../protocol/openai/chat-response-types.js';
 import { parseNodeObject } from '../translated-reply.js';
 import { modelField, replaceModelField } from '../replace-model-field.js';
 import { nodeHeaders } from './to-upstream.js';
+import { pricedServerTool } from '../../billing/priced-node-features.js';
 import {
   emptySummary,
   type CallContext,
@@ -109,6 +110,16 @@ function summarize(response: Item, summary: ReplySummary): void {
       }
     }
   }
+  // Hosted-tool calls (`web_search_call` items…) and the tier, priced when the model allows them (docs/keys-and-money.md).
+  for (const item of output) {
+    const tool =
+      typeof item.type === 'string' && item.type.endsWith('_call')
+        ? pricedServerTool('responses', item.type.slice(0, -'_call'.length))
+        : undefined;
+    if (tool === undefined) continue;
+    summary.serverToolCalls = { ...summary.serverToolCalls, [tool]: (summary.serverToolCalls?.[tool] ?? 0) + 1 };
+  }
+  if (typeof response.service_tier === 'string') summary.serviceTier = response.service_tier;
   const reason = (response.incomplete_details as Item | null | undefined)?.reason;
   if (response.status === 'incomplete')
     summary.finishReason = reason === 'content_filter' ? 'content_filter' : 'length';

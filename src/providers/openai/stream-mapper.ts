@@ -33,6 +33,7 @@ const MAX_UNCOUNTED_CHARACTERS = 1024 * 1024;
 class RelaySummary implements ReplySummary {
   usage: ReplySummary['usage'] = undefined;
   finishReason: string | undefined = undefined;
+  serviceTier?: string;
   private reasoning = 0;
   private content = 0;
   private uncounted: string[] = [];
@@ -211,6 +212,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       }
     }
     if (chunk.usage) summary.usage = chunk.usage;
+    if (typeof chunk.service_tier === 'string') summary.serviceTier = chunk.service_tier;
     if (typeof chunk.model === 'string' && chunk.model !== nodeModel) {
       nodeModel = chunk.model;
       nodeModelField = modelField(nodeModel);

@@ -1,6 +1,7 @@
 import type { ReasoningEffort } from '../../config/gateway-config.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import type { CallContext, UpstreamCall } from '../types.js';
+import { withoutUnlistedTier } from '../../billing/priced-node-features.js';
 
 /**
  * Builds the node request. Unknown fields pass through (vendor extensions, PRODUCT.md
@@ -9,7 +10,11 @@ import type { CallContext, UpstreamCall } from '../types.js';
  * ask for usage (decision 7); the output cap is the reserved one (decision 20).
  */
 export function toUpstream(request: ChatRequest, context: CallContext): UpstreamCall {
-  const body: Record<string, unknown> = { ...request, model: context.upstreamModel };
+  // A `service_tier` the model does not list is not forwarded (docs/keys-and-money.md, priced node features).
+  const body = withoutUnlistedTier<Record<string, unknown>>(
+    { ...request, model: context.upstreamModel },
+    context.model,
+  );
   delete body.reasoning_effort;
   delete body.reasoning;
   if (context.effort !== undefined) {

@@ -184,4 +184,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX responses_expires ON responses (expires_at);
     `,
   },
+  {
+    version: 8,
+    name: 'priced node features of each usage row (server-tool calls, service tier, betas)',
+    // JSON text, null for a row that used none (every row booked before).
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN features text;
+    `,
+  },
 ];

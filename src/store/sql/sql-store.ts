@@ -16,6 +16,7 @@ import type {
   StoreChange,
   UsageFilter,
   UsageReport,
+  UsageFeatures,
   UsageRow,
   UsageStatsBucket,
   UsageStatsQuery,
@@ -108,6 +109,7 @@ function usageOf(row: Row): UsageRow {
     stream: Boolean(row.stream),
     finishReason: textOrNull(row.finish_reason),
     frontDoor: String(row.front_door),
+    features: typeof row.features === 'string' ? (JSON.parse(row.features) as UsageFeatures) : null,
     createdAt: iso(row.created_at),
   };
 }
@@ -137,12 +139,13 @@ function usageJson(row: UsageRow) {
     stream: row.stream,
     finish_reason: row.finishReason,
     front_door: row.frontDoor,
+    features: row.features === undefined || row.features === null ? null : JSON.stringify(row.features),
     created_at: row.createdAt,
   };
 }
 
 const USAGE_COLUMNS =
-  'request_id, correlation_id, key_id, account_id, model, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, front_door, created_at';
+  'request_id, correlation_id, key_id, account_id, model, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, front_door, features, created_at';
 
 const RECORD_USAGE = `
   WITH input AS (
@@ -151,7 +154,7 @@ const RECORD_USAGE = `
       attempts integer, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
       cached_tokens integer, cache_write_tokens integer, cache_write_1h_tokens integer, cost_nano bigint, estimated boolean, status integer, error_code text,
       latency_ms double precision, first_byte_ms double precision, stream boolean, finish_reason text,
-      front_door text, created_at timestamptz)
+      front_door text, features text, created_at timestamptz)
   ), inserted AS (
     INSERT INTO usage_ledger (${USAGE_COLUMNS})
     SELECT ${USAGE_COLUMNS} FROM input

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -12,7 +12,8 @@ const pattern2 = new RegExp("^/", "u");
 const pattern3 = new RegExp("^[A-Za-z0-9._-]+$", "u");
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^(.*)$", "u");
-const pattern6 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
+const pattern6 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
+const pattern9 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9150,209 +9151,834 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.routes !== undefined){
-let data155 = data119.routes;
+if(data119.priced_features !== undefined){
+let data155 = data119.priced_features;
 const _errs515 = errors;
 if(errors === _errs515){
-if(Array.isArray(data155)){
-if(data155.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data155}];
-return false;
-}
-else {
-var valid57 = true;
-const len7 = data155.length;
-for(let i7=0; i7<len7; i7++){
-let data156 = data155[i7];
+if(data155 && typeof data155 == "object" && !Array.isArray(data155)){
 const _errs517 = errors;
-if(errors === _errs517){
-if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
-let missing7;
-if((data156.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data156}];
-return false;
-}
-else {
-const _errs519 = errors;
-for(const key31 in data156){
-if(!((((key31 === "node") || (key31 === "model")) || (key31 === "weight")) || (key31 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data156}];
+for(const key31 in data155){
+if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data155}];
 return false;
 break;
 }
 }
-if(_errs519 === errors){
-if(data156.node !== undefined){
-let data157 = data156.node;
-const _errs520 = errors;
-if(typeof data157 !== "string"){
-let dataType185 = typeof data157;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data157;
-}
-else if(data157 === null){
-coerced185 = "";
+if(_errs517 === errors){
+if(data155.server_tools !== undefined){
+let data156 = data155.server_tools;
+const _errs518 = errors;
+if(errors === _errs518){
+if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
+if(Object.keys(data156).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data156}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data157}];
+var valid58 = true;
+for(const key32 in data156){
+if(pattern6.test(key32)){
+let data157 = data156[key32];
+const _errs520 = errors;
+if(errors === _errs520){
+if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
+let missing7;
+if((data157.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data157}];
+return false;
+}
+else {
+const _errs522 = errors;
+for(const key33 in data157){
+if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data157}];
+return false;
+break;
+}
+}
+if(_errs522 === errors){
+if(data157.usd_per_call !== undefined){
+let data158 = data157.usd_per_call;
+const _errs523 = errors;
+if(!(typeof data158 == "number")){
+let dataType185 = typeof data158;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "boolean" || data158 === null
+              || (dataType185 == "string" && data158 && data158 == +data158)){
+coerced185 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data158}];
 return false;
 }
 }
 if(coerced185 !== undefined){
-data157 = coerced185;
-if(data156 !== undefined){
-data156["node"] = coerced185;
+data158 = coerced185;
+if(data157 !== undefined){
+data157["usd_per_call"] = coerced185;
 }
 }
 }
-if(errors === _errs520){
-if(typeof data157 === "string"){
-if(func3(data157) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data157}];
+if(errors === _errs523){
+if(typeof data158 == "number"){
+if(data158 < 0 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data158}];
 return false;
 }
 }
 }
-var valid58 = _errs520 === errors;
+var valid59 = _errs523 === errors;
 }
 else {
-var valid58 = true;
+var valid59 = true;
 }
-if(valid58){
-if(data156.model !== undefined){
-let data158 = data156.model;
-const _errs522 = errors;
-if(typeof data158 !== "string"){
-let dataType186 = typeof data158;
+if(valid59){
+if(data157.max_calls !== undefined){
+let data159 = data157.max_calls;
+const _errs525 = errors;
+if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+let dataType186 = typeof data159;
 let coerced186 = undefined;
 if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data158;
-}
-else if(data158 === null){
-coerced186 = "";
+if(dataType186 === "boolean" || data159 === null
+              || (dataType186 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced186 = +data159;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data159}];
 return false;
 }
 }
 if(coerced186 !== undefined){
-data158 = coerced186;
-if(data156 !== undefined){
-data156["model"] = coerced186;
+data159 = coerced186;
+if(data157 !== undefined){
+data157["max_calls"] = coerced186;
 }
 }
 }
-if(errors === _errs522){
-if(typeof data158 === "string"){
-if(func3(data158) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data158}];
-return false;
-}
-}
-}
-var valid58 = _errs522 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data156.weight !== undefined){
-let data159 = data156.weight;
-const _errs524 = errors;
-if(!(typeof data159 == "number")){
-let dataType187 = typeof data159;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data159 === null
-              || (dataType187 == "string" && data159 && data159 == +data159)){
-coerced187 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data159}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data159 = coerced187;
-if(data156 !== undefined){
-data156["weight"] = coerced187;
-}
-}
-}
-if(errors === _errs524){
+if(errors === _errs525){
 if(typeof data159 == "number"){
-if(data159 <= 0 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data159}];
+if(data159 > 1000 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data159}];
+return false;
+}
+else {
+if(data159 < 1 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data159}];
 return false;
 }
 }
 }
-var valid58 = _errs524 === errors;
+}
+var valid59 = _errs525 === errors;
 }
 else {
-var valid58 = true;
-}
-if(valid58){
-if(data156.priority !== undefined){
-let data160 = data156.priority;
-const _errs526 = errors;
-if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
-let dataType188 = typeof data160;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 === "boolean" || data160 === null
-              || (dataType188 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
-coerced188 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data160}];
-return false;
-}
-}
-if(coerced188 !== undefined){
-data160 = coerced188;
-if(data156 !== undefined){
-data156["priority"] = coerced188;
-}
-}
-}
-if(errors === _errs526){
-if(typeof data160 == "number"){
-if(data160 < 0 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data160}];
-return false;
-}
-}
-}
-var valid58 = _errs526 === errors;
-}
-else {
-var valid58 = true;
-}
-}
+var valid59 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data157}];
 return false;
 }
 }
-var valid57 = _errs517 === errors;
-if(!valid57){
+var valid58 = _errs520 === errors;
+if(!valid58){
 break;
 }
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data156}];
+return false;
+}
+}
+var valid57 = _errs518 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data155.service_tiers !== undefined){
+let data160 = data155.service_tiers;
+const _errs527 = errors;
+if(errors === _errs527){
+if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
+if(Object.keys(data160).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data160}];
+return false;
+}
+else {
+var valid60 = true;
+for(const key34 in data160){
+if(pattern6.test(key34)){
+let data161 = data160[key34];
+const _errs529 = errors;
+if(errors === _errs529){
+if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
+let missing8;
+if((data161.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
+return false;
+}
+else {
+const _errs531 = errors;
+for(const key35 in data161){
+if(!(key35 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
+return false;
+break;
+}
+}
+if(_errs531 === errors){
+if(data161.pricing !== undefined){
+let data162 = data161.pricing;
+const _errs532 = errors;
+if(errors === _errs532){
+if(data162 && typeof data162 == "object" && !Array.isArray(data162)){
+let missing9;
+if(((data162.input === undefined) && (missing9 = "input")) || ((data162.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data162}];
+return false;
+}
+else {
+const _errs534 = errors;
+for(const key36 in data162){
+if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data162}];
+return false;
+break;
+}
+}
+if(_errs534 === errors){
+if(data162.input !== undefined){
+let data163 = data162.input;
+const _errs535 = errors;
+if(!(typeof data163 == "number")){
+let dataType187 = typeof data163;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "boolean" || data163 === null
+              || (dataType187 == "string" && data163 && data163 == +data163)){
+coerced187 = +data163;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data163}];
+return false;
+}
+}
+if(coerced187 !== undefined){
+data163 = coerced187;
+if(data162 !== undefined){
+data162["input"] = coerced187;
+}
+}
+}
+if(errors === _errs535){
+if(typeof data163 == "number"){
+if(data163 < 0 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data163}];
+return false;
+}
+}
+}
+var valid62 = _errs535 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data162.output !== undefined){
+let data164 = data162.output;
+const _errs537 = errors;
+if(!(typeof data164 == "number")){
+let dataType188 = typeof data164;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "boolean" || data164 === null
+              || (dataType188 == "string" && data164 && data164 == +data164)){
+coerced188 = +data164;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data164}];
+return false;
+}
+}
+if(coerced188 !== undefined){
+data164 = coerced188;
+if(data162 !== undefined){
+data162["output"] = coerced188;
+}
+}
+}
+if(errors === _errs537){
+if(typeof data164 == "number"){
+if(data164 < 0 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data164}];
+return false;
+}
+}
+}
+var valid62 = _errs537 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data162.cached_input !== undefined){
+let data165 = data162.cached_input;
+const _errs539 = errors;
+if(!(typeof data165 == "number")){
+let dataType189 = typeof data165;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "boolean" || data165 === null
+              || (dataType189 == "string" && data165 && data165 == +data165)){
+coerced189 = +data165;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data165}];
+return false;
+}
+}
+if(coerced189 !== undefined){
+data165 = coerced189;
+if(data162 !== undefined){
+data162["cached_input"] = coerced189;
+}
+}
+}
+if(errors === _errs539){
+if(typeof data165 == "number"){
+if(data165 < 0 || isNaN(data165)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data165}];
+return false;
+}
+}
+}
+var valid62 = _errs539 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data162.cache_write !== undefined){
+let data166 = data162.cache_write;
+const _errs541 = errors;
+if(!(typeof data166 == "number")){
+let dataType190 = typeof data166;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "boolean" || data166 === null
+              || (dataType190 == "string" && data166 && data166 == +data166)){
+coerced190 = +data166;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data166}];
+return false;
+}
+}
+if(coerced190 !== undefined){
+data166 = coerced190;
+if(data162 !== undefined){
+data162["cache_write"] = coerced190;
+}
+}
+}
+if(errors === _errs541){
+if(typeof data166 == "number"){
+if(data166 < 0 || isNaN(data166)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data166}];
+return false;
+}
+}
+}
+var valid62 = _errs541 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data162.cache_write_1h !== undefined){
+let data167 = data162.cache_write_1h;
+const _errs543 = errors;
+if(!(typeof data167 == "number")){
+let dataType191 = typeof data167;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "boolean" || data167 === null
+              || (dataType191 == "string" && data167 && data167 == +data167)){
+coerced191 = +data167;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data167}];
+return false;
+}
+}
+if(coerced191 !== undefined){
+data167 = coerced191;
+if(data162 !== undefined){
+data162["cache_write_1h"] = coerced191;
+}
+}
+}
+if(errors === _errs543){
+if(typeof data167 == "number"){
+if(data167 < 0 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data167}];
+return false;
+}
+}
+}
+var valid62 = _errs543 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data162.reasoning !== undefined){
+let data168 = data162.reasoning;
+const _errs545 = errors;
+if(!(typeof data168 == "number")){
+let dataType192 = typeof data168;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "boolean" || data168 === null
+              || (dataType192 == "string" && data168 && data168 == +data168)){
+coerced192 = +data168;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data168}];
+return false;
+}
+}
+if(coerced192 !== undefined){
+data168 = coerced192;
+if(data162 !== undefined){
+data162["reasoning"] = coerced192;
+}
+}
+}
+if(errors === _errs545){
+if(typeof data168 == "number"){
+if(data168 < 0 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data168}];
+return false;
+}
+}
+}
+var valid62 = _errs545 === errors;
+}
+else {
+var valid62 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data162}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
+return false;
+}
+}
+var valid60 = _errs529 === errors;
+if(!valid60){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data160}];
+return false;
+}
+}
+var valid57 = _errs527 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data155.betas !== undefined){
+let data169 = data155.betas;
+const _errs547 = errors;
+if(errors === _errs547){
+if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
+if(Object.keys(data169).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data169}];
+return false;
+}
+else {
+var valid63 = true;
+for(const key37 in data169){
+if(pattern6.test(key37)){
+let data170 = data169[key37];
+const _errs549 = errors;
+if(errors === _errs549){
+if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
+let missing10;
+if((data170.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
+return false;
+}
+else {
+const _errs551 = errors;
+for(const key38 in data170){
+if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
+return false;
+break;
+}
+}
+if(_errs551 === errors){
+if(data170.pricing !== undefined){
+let data171 = data170.pricing;
+const _errs552 = errors;
+if(errors === _errs552){
+if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+let missing11;
+if(((data171.input === undefined) && (missing11 = "input")) || ((data171.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
+return false;
+}
+else {
+const _errs554 = errors;
+for(const key39 in data171){
+if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
+return false;
+break;
+}
+}
+if(_errs554 === errors){
+if(data171.input !== undefined){
+let data172 = data171.input;
+const _errs555 = errors;
+if(!(typeof data172 == "number")){
+let dataType193 = typeof data172;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "boolean" || data172 === null
+              || (dataType193 == "string" && data172 && data172 == +data172)){
+coerced193 = +data172;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data172}];
+return false;
+}
+}
+if(coerced193 !== undefined){
+data172 = coerced193;
+if(data171 !== undefined){
+data171["input"] = coerced193;
+}
+}
+}
+if(errors === _errs555){
+if(typeof data172 == "number"){
+if(data172 < 0 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data172}];
+return false;
+}
+}
+}
+var valid65 = _errs555 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data171.output !== undefined){
+let data173 = data171.output;
+const _errs557 = errors;
+if(!(typeof data173 == "number")){
+let dataType194 = typeof data173;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "boolean" || data173 === null
+              || (dataType194 == "string" && data173 && data173 == +data173)){
+coerced194 = +data173;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data173}];
+return false;
+}
+}
+if(coerced194 !== undefined){
+data173 = coerced194;
+if(data171 !== undefined){
+data171["output"] = coerced194;
+}
+}
+}
+if(errors === _errs557){
+if(typeof data173 == "number"){
+if(data173 < 0 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data173}];
+return false;
+}
+}
+}
+var valid65 = _errs557 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data171.cached_input !== undefined){
+let data174 = data171.cached_input;
+const _errs559 = errors;
+if(!(typeof data174 == "number")){
+let dataType195 = typeof data174;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "boolean" || data174 === null
+              || (dataType195 == "string" && data174 && data174 == +data174)){
+coerced195 = +data174;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data174}];
+return false;
+}
+}
+if(coerced195 !== undefined){
+data174 = coerced195;
+if(data171 !== undefined){
+data171["cached_input"] = coerced195;
+}
+}
+}
+if(errors === _errs559){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data174}];
+return false;
+}
+}
+}
+var valid65 = _errs559 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data171.cache_write !== undefined){
+let data175 = data171.cache_write;
+const _errs561 = errors;
+if(!(typeof data175 == "number")){
+let dataType196 = typeof data175;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "boolean" || data175 === null
+              || (dataType196 == "string" && data175 && data175 == +data175)){
+coerced196 = +data175;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data175}];
+return false;
+}
+}
+if(coerced196 !== undefined){
+data175 = coerced196;
+if(data171 !== undefined){
+data171["cache_write"] = coerced196;
+}
+}
+}
+if(errors === _errs561){
+if(typeof data175 == "number"){
+if(data175 < 0 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data175}];
+return false;
+}
+}
+}
+var valid65 = _errs561 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data171.cache_write_1h !== undefined){
+let data176 = data171.cache_write_1h;
+const _errs563 = errors;
+if(!(typeof data176 == "number")){
+let dataType197 = typeof data176;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "boolean" || data176 === null
+              || (dataType197 == "string" && data176 && data176 == +data176)){
+coerced197 = +data176;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data176}];
+return false;
+}
+}
+if(coerced197 !== undefined){
+data176 = coerced197;
+if(data171 !== undefined){
+data171["cache_write_1h"] = coerced197;
+}
+}
+}
+if(errors === _errs563){
+if(typeof data176 == "number"){
+if(data176 < 0 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data176}];
+return false;
+}
+}
+}
+var valid65 = _errs563 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data171.reasoning !== undefined){
+let data177 = data171.reasoning;
+const _errs565 = errors;
+if(!(typeof data177 == "number")){
+let dataType198 = typeof data177;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "boolean" || data177 === null
+              || (dataType198 == "string" && data177 && data177 == +data177)){
+coerced198 = +data177;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data177}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data177 = coerced198;
+if(data171 !== undefined){
+data171["reasoning"] = coerced198;
+}
+}
+}
+if(errors === _errs565){
+if(typeof data177 == "number"){
+if(data177 < 0 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data177}];
+return false;
+}
+}
+}
+var valid65 = _errs565 === errors;
+}
+else {
+var valid65 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
+return false;
+}
+}
+var valid64 = _errs552 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data170.min_prompt_tokens !== undefined){
+let data178 = data170.min_prompt_tokens;
+const _errs567 = errors;
+if(!((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178)))){
+let dataType199 = typeof data178;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 === "boolean" || data178 === null
+              || (dataType199 === "string" && data178 && data178 == +data178 && !(data178 % 1))){
+coerced199 = +data178;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data178}];
+return false;
+}
+}
+if(coerced199 !== undefined){
+data178 = coerced199;
+if(data170 !== undefined){
+data170["min_prompt_tokens"] = coerced199;
+}
+}
+}
+if(errors === _errs567){
+if(typeof data178 == "number"){
+if(data178 < 0 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data178}];
+return false;
+}
+}
+}
+var valid64 = _errs567 === errors;
+}
+else {
+var valid64 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
+return false;
+}
+}
+var valid63 = _errs549 === errors;
+if(!valid63){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data169}];
+return false;
+}
+}
+var valid57 = _errs547 === errors;
+}
+else {
+var valid57 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data155}];
 return false;
 }
 }
@@ -9360,6 +9986,219 @@ var valid41 = _errs515 === errors;
 }
 else {
 var valid41 = true;
+}
+if(valid41){
+if(data119.routes !== undefined){
+let data179 = data119.routes;
+const _errs569 = errors;
+if(errors === _errs569){
+if(Array.isArray(data179)){
+if(data179.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data179}];
+return false;
+}
+else {
+var valid66 = true;
+const len7 = data179.length;
+for(let i7=0; i7<len7; i7++){
+let data180 = data179[i7];
+const _errs571 = errors;
+if(errors === _errs571){
+if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+let missing12;
+if((data180.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data180}];
+return false;
+}
+else {
+const _errs573 = errors;
+for(const key40 in data180){
+if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data180}];
+return false;
+break;
+}
+}
+if(_errs573 === errors){
+if(data180.node !== undefined){
+let data181 = data180.node;
+const _errs574 = errors;
+if(typeof data181 !== "string"){
+let dataType200 = typeof data181;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data181;
+}
+else if(data181 === null){
+coerced200 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data181}];
+return false;
+}
+}
+if(coerced200 !== undefined){
+data181 = coerced200;
+if(data180 !== undefined){
+data180["node"] = coerced200;
+}
+}
+}
+if(errors === _errs574){
+if(typeof data181 === "string"){
+if(func3(data181) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data181}];
+return false;
+}
+}
+}
+var valid67 = _errs574 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data180.model !== undefined){
+let data182 = data180.model;
+const _errs576 = errors;
+if(typeof data182 !== "string"){
+let dataType201 = typeof data182;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data182;
+}
+else if(data182 === null){
+coerced201 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data182}];
+return false;
+}
+}
+if(coerced201 !== undefined){
+data182 = coerced201;
+if(data180 !== undefined){
+data180["model"] = coerced201;
+}
+}
+}
+if(errors === _errs576){
+if(typeof data182 === "string"){
+if(func3(data182) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data182}];
+return false;
+}
+}
+}
+var valid67 = _errs576 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data180.weight !== undefined){
+let data183 = data180.weight;
+const _errs578 = errors;
+if(!(typeof data183 == "number")){
+let dataType202 = typeof data183;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "boolean" || data183 === null
+              || (dataType202 == "string" && data183 && data183 == +data183)){
+coerced202 = +data183;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data183}];
+return false;
+}
+}
+if(coerced202 !== undefined){
+data183 = coerced202;
+if(data180 !== undefined){
+data180["weight"] = coerced202;
+}
+}
+}
+if(errors === _errs578){
+if(typeof data183 == "number"){
+if(data183 <= 0 || isNaN(data183)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data183}];
+return false;
+}
+}
+}
+var valid67 = _errs578 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data180.priority !== undefined){
+let data184 = data180.priority;
+const _errs580 = errors;
+if(!((typeof data184 == "number") && (!(data184 % 1) && !isNaN(data184)))){
+let dataType203 = typeof data184;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 === "boolean" || data184 === null
+              || (dataType203 === "string" && data184 && data184 == +data184 && !(data184 % 1))){
+coerced203 = +data184;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data184}];
+return false;
+}
+}
+if(coerced203 !== undefined){
+data184 = coerced203;
+if(data180 !== undefined){
+data180["priority"] = coerced203;
+}
+}
+}
+if(errors === _errs580){
+if(typeof data184 == "number"){
+if(data184 < 0 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data184}];
+return false;
+}
+}
+}
+var valid67 = _errs580 === errors;
+}
+else {
+var valid67 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data180}];
+return false;
+}
+}
+var valid66 = _errs571 === errors;
+if(!valid66){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data179}];
+return false;
+}
+}
+var valid41 = _errs569 === errors;
+}
+else {
+var valid41 = true;
+}
 }
 }
 }
@@ -9396,395 +10235,395 @@ var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data161 = data.accounts;
-const _errs528 = errors;
-if(errors === _errs528){
-if(Array.isArray(data161)){
-var valid59 = true;
-const len8 = data161.length;
+let data185 = data.accounts;
+const _errs582 = errors;
+if(errors === _errs582){
+if(Array.isArray(data185)){
+var valid68 = true;
+const len8 = data185.length;
 for(let i8=0; i8<len8; i8++){
-let data162 = data161[i8];
-const _errs530 = errors;
-if(errors === _errs530){
-if(data162 && typeof data162 == "object" && !Array.isArray(data162)){
-let missing8;
-if((data162.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data162}];
+let data186 = data185[i8];
+const _errs584 = errors;
+if(errors === _errs584){
+if(data186 && typeof data186 == "object" && !Array.isArray(data186)){
+let missing13;
+if((data186.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data186}];
 return false;
 }
 else {
-const _errs532 = errors;
-for(const key32 in data162){
-if(!((((((key32 === "id") || (key32 === "name")) || (key32 === "balance")) || (key32 === "allowed_models")) || (key32 === "limits")) || (key32 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data162}];
+const _errs586 = errors;
+for(const key41 in data186){
+if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data186}];
 return false;
 break;
 }
 }
-if(_errs532 === errors){
-if(data162.id !== undefined){
-let data163 = data162.id;
-const _errs533 = errors;
-if(typeof data163 !== "string"){
-let dataType189 = typeof data163;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data163;
+if(_errs586 === errors){
+if(data186.id !== undefined){
+let data187 = data186.id;
+const _errs587 = errors;
+if(typeof data187 !== "string"){
+let dataType204 = typeof data187;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data187;
 }
-else if(data163 === null){
-coerced189 = "";
+else if(data187 === null){
+coerced204 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data187}];
 return false;
 }
 }
-if(coerced189 !== undefined){
-data163 = coerced189;
-if(data162 !== undefined){
-data162["id"] = coerced189;
+if(coerced204 !== undefined){
+data187 = coerced204;
+if(data186 !== undefined){
+data186["id"] = coerced204;
 }
 }
 }
-if(errors === _errs533){
-if(typeof data163 === "string"){
-if(func3(data163) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data163}];
+if(errors === _errs587){
+if(typeof data187 === "string"){
+if(func3(data187) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data187}];
 return false;
 }
 else {
-if(!pattern6.test(data163)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data163}];
+if(!pattern9.test(data187)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data187}];
 return false;
 }
 }
 }
 }
-var valid60 = _errs533 === errors;
+var valid69 = _errs587 === errors;
 }
 else {
-var valid60 = true;
+var valid69 = true;
 }
-if(valid60){
-if(data162.name !== undefined){
-let data164 = data162.name;
-const _errs535 = errors;
-if(typeof data164 !== "string"){
-let dataType190 = typeof data164;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data164;
+if(valid69){
+if(data186.name !== undefined){
+let data188 = data186.name;
+const _errs589 = errors;
+if(typeof data188 !== "string"){
+let dataType205 = typeof data188;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "number" || dataType205 == "boolean"){
+coerced205 = "" + data188;
 }
-else if(data164 === null){
-coerced190 = "";
+else if(data188 === null){
+coerced205 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data188}];
 return false;
 }
 }
-if(coerced190 !== undefined){
-data164 = coerced190;
-if(data162 !== undefined){
-data162["name"] = coerced190;
+if(coerced205 !== undefined){
+data188 = coerced205;
+if(data186 !== undefined){
+data186["name"] = coerced205;
 }
 }
 }
-var valid60 = _errs535 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data162.balance !== undefined){
-let data165 = data162.balance;
-const _errs537 = errors;
-if(!(typeof data165 == "number")){
-let dataType191 = typeof data165;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "boolean" || data165 === null
-              || (dataType191 == "string" && data165 && data165 == +data165)){
-coerced191 = +data165;
+var valid69 = _errs589 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data165}];
+var valid69 = true;
+}
+if(valid69){
+if(data186.balance !== undefined){
+let data189 = data186.balance;
+const _errs591 = errors;
+if(!(typeof data189 == "number")){
+let dataType206 = typeof data189;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "boolean" || data189 === null
+              || (dataType206 == "string" && data189 && data189 == +data189)){
+coerced206 = +data189;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data189}];
 return false;
 }
 }
-if(coerced191 !== undefined){
-data165 = coerced191;
-if(data162 !== undefined){
-data162["balance"] = coerced191;
+if(coerced206 !== undefined){
+data189 = coerced206;
+if(data186 !== undefined){
+data186["balance"] = coerced206;
 }
 }
 }
-var valid60 = _errs537 === errors;
+var valid69 = _errs591 === errors;
 }
 else {
-var valid60 = true;
+var valid69 = true;
 }
-if(valid60){
-if(data162.allowed_models !== undefined){
-let data166 = data162.allowed_models;
-const _errs539 = errors;
-if(errors === _errs539){
-if(Array.isArray(data166)){
-var valid61 = true;
-const len9 = data166.length;
+if(valid69){
+if(data186.allowed_models !== undefined){
+let data190 = data186.allowed_models;
+const _errs593 = errors;
+if(errors === _errs593){
+if(Array.isArray(data190)){
+var valid70 = true;
+const len9 = data190.length;
 for(let i9=0; i9<len9; i9++){
-let data167 = data166[i9];
-const _errs541 = errors;
-if(typeof data167 !== "string"){
-let dataType192 = typeof data167;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data167;
+let data191 = data190[i9];
+const _errs595 = errors;
+if(typeof data191 !== "string"){
+let dataType207 = typeof data191;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "number" || dataType207 == "boolean"){
+coerced207 = "" + data191;
 }
-else if(data167 === null){
-coerced192 = "";
+else if(data191 === null){
+coerced207 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data191}];
 return false;
 }
 }
-if(coerced192 !== undefined){
-data167 = coerced192;
-if(data166 !== undefined){
-data166[i9] = coerced192;
+if(coerced207 !== undefined){
+data191 = coerced207;
+if(data190 !== undefined){
+data190[i9] = coerced207;
 }
 }
 }
-if(errors === _errs541){
-if(typeof data167 === "string"){
-if(func3(data167) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data167}];
+if(errors === _errs595){
+if(typeof data191 === "string"){
+if(func3(data191) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data191}];
 return false;
 }
 }
 }
-var valid61 = _errs541 === errors;
-if(!valid61){
+var valid70 = _errs595 === errors;
+if(!valid70){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data190}];
 return false;
 }
 }
-var valid60 = _errs539 === errors;
+var valid69 = _errs593 === errors;
 }
 else {
-var valid60 = true;
+var valid69 = true;
 }
-if(valid60){
-if(data162.limits !== undefined){
-let data168 = data162.limits;
-const _errs543 = errors;
-if(errors === _errs543){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-const _errs545 = errors;
-for(const key33 in data168){
-if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data168}];
-return false;
-break;
-}
-}
-if(_errs545 === errors){
-if(data168.rpm !== undefined){
-let data169 = data168.rpm;
-const _errs546 = errors;
-if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
-let dataType193 = typeof data169;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 === "boolean" || data169 === null
-              || (dataType193 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
-coerced193 = +data169;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data169}];
-return false;
-}
-}
-if(coerced193 !== undefined){
-data169 = coerced193;
-if(data168 !== undefined){
-data168["rpm"] = coerced193;
-}
-}
-}
-if(errors === _errs546){
-if(typeof data169 == "number"){
-if(data169 < 1 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data169}];
-return false;
-}
-}
-}
-var valid62 = _errs546 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data168.rps !== undefined){
-let data170 = data168.rps;
-const _errs548 = errors;
-if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
-let dataType194 = typeof data170;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 === "boolean" || data170 === null
-              || (dataType194 === "string" && data170 && data170 == +data170 && !(data170 % 1))){
-coerced194 = +data170;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data170}];
-return false;
-}
-}
-if(coerced194 !== undefined){
-data170 = coerced194;
-if(data168 !== undefined){
-data168["rps"] = coerced194;
-}
-}
-}
-if(errors === _errs548){
-if(typeof data170 == "number"){
-if(data170 < 1 || isNaN(data170)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data170}];
-return false;
-}
-}
-}
-var valid62 = _errs548 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data168.tpm !== undefined){
-let data171 = data168.tpm;
-const _errs550 = errors;
-if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
-let dataType195 = typeof data171;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 === "boolean" || data171 === null
-              || (dataType195 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
-coerced195 = +data171;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data171}];
-return false;
-}
-}
-if(coerced195 !== undefined){
-data171 = coerced195;
-if(data168 !== undefined){
-data168["tpm"] = coerced195;
-}
-}
-}
-if(errors === _errs550){
-if(typeof data171 == "number"){
-if(data171 < 1 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data171}];
-return false;
-}
-}
-}
-var valid62 = _errs550 === errors;
-}
-else {
-var valid62 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data168}];
-return false;
-}
-}
-var valid60 = _errs543 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data162.policy !== undefined){
-let data172 = data162.policy;
-const _errs552 = errors;
-if(errors === _errs552){
-if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
-const _errs554 = errors;
-for(const key34 in data172){
-if(!((key34 === "streaming") || (key34 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data172}];
+if(valid69){
+if(data186.limits !== undefined){
+let data192 = data186.limits;
+const _errs597 = errors;
+if(errors === _errs597){
+if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
+const _errs599 = errors;
+for(const key42 in data192){
+if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data192}];
 return false;
 break;
 }
 }
-if(_errs554 === errors){
-if(data172.streaming !== undefined){
-let data173 = data172.streaming;
-const _errs555 = errors;
-if(typeof data173 !== "boolean"){
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(data173 === "false" || data173 === 0 || data173 === null){
-coerced196 = false;
-}
-else if(data173 === "true" || data173 === 1){
-coerced196 = true;
+if(_errs599 === errors){
+if(data192.rpm !== undefined){
+let data193 = data192.rpm;
+const _errs600 = errors;
+if(!((typeof data193 == "number") && (!(data193 % 1) && !isNaN(data193)))){
+let dataType208 = typeof data193;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 === "boolean" || data193 === null
+              || (dataType208 === "string" && data193 && data193 == +data193 && !(data193 % 1))){
+coerced208 = +data193;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data193}];
 return false;
 }
 }
-if(coerced196 !== undefined){
-data173 = coerced196;
-if(data172 !== undefined){
-data172["streaming"] = coerced196;
+if(coerced208 !== undefined){
+data193 = coerced208;
+if(data192 !== undefined){
+data192["rpm"] = coerced208;
 }
 }
 }
-var valid63 = _errs555 === errors;
+if(errors === _errs600){
+if(typeof data193 == "number"){
+if(data193 < 1 || isNaN(data193)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data193}];
+return false;
 }
-else {
-var valid63 = true;
 }
-if(valid63){
-if(data172.max_reasoning_effort !== undefined){
-let data174 = data172.max_reasoning_effort;
-const _errs557 = errors;
-const _errs558 = errors;
-let valid64 = false;
-const _errs559 = errors;
-if(typeof data174 !== "string"){
-let dataType197 = typeof data174;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data174;
 }
-else if(data174 === null){
-coerced197 = "";
+var valid71 = _errs600 === errors;
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data174};
+var valid71 = true;
+}
+if(valid71){
+if(data192.rps !== undefined){
+let data194 = data192.rps;
+const _errs602 = errors;
+if(!((typeof data194 == "number") && (!(data194 % 1) && !isNaN(data194)))){
+let dataType209 = typeof data194;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 === "boolean" || data194 === null
+              || (dataType209 === "string" && data194 && data194 == +data194 && !(data194 % 1))){
+coerced209 = +data194;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data194}];
+return false;
+}
+}
+if(coerced209 !== undefined){
+data194 = coerced209;
+if(data192 !== undefined){
+data192["rps"] = coerced209;
+}
+}
+}
+if(errors === _errs602){
+if(typeof data194 == "number"){
+if(data194 < 1 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data194}];
+return false;
+}
+}
+}
+var valid71 = _errs602 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data192.tpm !== undefined){
+let data195 = data192.tpm;
+const _errs604 = errors;
+if(!((typeof data195 == "number") && (!(data195 % 1) && !isNaN(data195)))){
+let dataType210 = typeof data195;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 === "boolean" || data195 === null
+              || (dataType210 === "string" && data195 && data195 == +data195 && !(data195 % 1))){
+coerced210 = +data195;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data195}];
+return false;
+}
+}
+if(coerced210 !== undefined){
+data195 = coerced210;
+if(data192 !== undefined){
+data192["tpm"] = coerced210;
+}
+}
+}
+if(errors === _errs604){
+if(typeof data195 == "number"){
+if(data195 < 1 || isNaN(data195)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data195}];
+return false;
+}
+}
+}
+var valid71 = _errs604 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data192}];
+return false;
+}
+}
+var valid69 = _errs597 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data186.policy !== undefined){
+let data196 = data186.policy;
+const _errs606 = errors;
+if(errors === _errs606){
+if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
+const _errs608 = errors;
+for(const key43 in data196){
+if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data196}];
+return false;
+break;
+}
+}
+if(_errs608 === errors){
+if(data196.streaming !== undefined){
+let data197 = data196.streaming;
+const _errs609 = errors;
+if(typeof data197 !== "boolean"){
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(data197 === "false" || data197 === 0 || data197 === null){
+coerced211 = false;
+}
+else if(data197 === "true" || data197 === 1){
+coerced211 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data197}];
+return false;
+}
+}
+if(coerced211 !== undefined){
+data197 = coerced211;
+if(data196 !== undefined){
+data196["streaming"] = coerced211;
+}
+}
+}
+var valid72 = _errs609 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data196.max_reasoning_effort !== undefined){
+let data198 = data196.max_reasoning_effort;
+const _errs611 = errors;
+const _errs612 = errors;
+let valid73 = false;
+const _errs613 = errors;
+if(typeof data198 !== "string"){
+let dataType212 = typeof data198;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data198;
+}
+else if(data198 === null){
+coerced212 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data198};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -9794,15 +10633,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced197 !== undefined){
-data174 = coerced197;
-if(data172 !== undefined){
-data172["max_reasoning_effort"] = coerced197;
+if(coerced212 !== undefined){
+data198 = coerced212;
+if(data196 !== undefined){
+data196["max_reasoning_effort"] = coerced212;
 }
 }
 }
-if("none" !== data174){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data174};
+if("none" !== data198){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data198};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -9811,22 +10650,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs559 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs561 = errors;
-if(typeof data174 !== "string"){
-let dataType198 = typeof data174;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data174;
+var _valid19 = _errs613 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs615 = errors;
+if(typeof data198 !== "string"){
+let dataType213 = typeof data198;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data198;
 }
-else if(data174 === null){
-coerced198 = "";
+else if(data198 === null){
+coerced213 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data174};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data198};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -9836,15 +10675,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced198 !== undefined){
-data174 = coerced198;
-if(data172 !== undefined){
-data172["max_reasoning_effort"] = coerced198;
+if(coerced213 !== undefined){
+data198 = coerced213;
+if(data196 !== undefined){
+data196["max_reasoning_effort"] = coerced213;
 }
 }
 }
-if("minimal" !== data174){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data174};
+if("minimal" !== data198){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data198};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -9853,22 +10692,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs561 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs563 = errors;
-if(typeof data174 !== "string"){
-let dataType199 = typeof data174;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "number" || dataType199 == "boolean"){
-coerced199 = "" + data174;
+var _valid19 = _errs615 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs617 = errors;
+if(typeof data198 !== "string"){
+let dataType214 = typeof data198;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data198;
 }
-else if(data174 === null){
-coerced199 = "";
+else if(data198 === null){
+coerced214 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data174};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data198};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -9878,15 +10717,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced199 !== undefined){
-data174 = coerced199;
-if(data172 !== undefined){
-data172["max_reasoning_effort"] = coerced199;
+if(coerced214 !== undefined){
+data198 = coerced214;
+if(data196 !== undefined){
+data196["max_reasoning_effort"] = coerced214;
 }
 }
 }
-if("low" !== data174){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data174};
+if("low" !== data198){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data198};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -9895,22 +10734,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs563 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs565 = errors;
-if(typeof data174 !== "string"){
-let dataType200 = typeof data174;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "number" || dataType200 == "boolean"){
-coerced200 = "" + data174;
+var _valid19 = _errs617 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs619 = errors;
+if(typeof data198 !== "string"){
+let dataType215 = typeof data198;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data198;
 }
-else if(data174 === null){
-coerced200 = "";
+else if(data198 === null){
+coerced215 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data174};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data198};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -9920,15 +10759,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced200 !== undefined){
-data174 = coerced200;
-if(data172 !== undefined){
-data172["max_reasoning_effort"] = coerced200;
+if(coerced215 !== undefined){
+data198 = coerced215;
+if(data196 !== undefined){
+data196["max_reasoning_effort"] = coerced215;
 }
 }
 }
-if("medium" !== data174){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data174};
+if("medium" !== data198){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data198};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -9937,22 +10776,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs565 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs567 = errors;
-if(typeof data174 !== "string"){
-let dataType201 = typeof data174;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "number" || dataType201 == "boolean"){
-coerced201 = "" + data174;
+var _valid19 = _errs619 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs621 = errors;
+if(typeof data198 !== "string"){
+let dataType216 = typeof data198;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data198;
 }
-else if(data174 === null){
-coerced201 = "";
+else if(data198 === null){
+coerced216 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data174};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data198};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -9962,15 +10801,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced201 !== undefined){
-data174 = coerced201;
-if(data172 !== undefined){
-data172["max_reasoning_effort"] = coerced201;
+if(coerced216 !== undefined){
+data198 = coerced216;
+if(data196 !== undefined){
+data196["max_reasoning_effort"] = coerced216;
 }
 }
 }
-if("high" !== data174){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data174};
+if("high" !== data198){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data198};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -9979,22 +10818,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs567 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs569 = errors;
-if(typeof data174 !== "string"){
-let dataType202 = typeof data174;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data174;
+var _valid19 = _errs621 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs623 = errors;
+if(typeof data198 !== "string"){
+let dataType217 = typeof data198;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data198;
 }
-else if(data174 === null){
-coerced202 = "";
+else if(data198 === null){
+coerced217 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data174};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data198};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -10004,15 +10843,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced202 !== undefined){
-data174 = coerced202;
-if(data172 !== undefined){
-data172["max_reasoning_effort"] = coerced202;
+if(coerced217 !== undefined){
+data198 = coerced217;
+if(data196 !== undefined){
+data196["max_reasoning_effort"] = coerced217;
 }
 }
 }
-if("xhigh" !== data174){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data174};
+if("xhigh" !== data198){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data198};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -10021,22 +10860,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs569 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs571 = errors;
-if(typeof data174 !== "string"){
-let dataType203 = typeof data174;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 == "number" || dataType203 == "boolean"){
-coerced203 = "" + data174;
+var _valid19 = _errs623 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs625 = errors;
+if(typeof data198 !== "string"){
+let dataType218 = typeof data198;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data198;
 }
-else if(data174 === null){
-coerced203 = "";
+else if(data198 === null){
+coerced218 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data174};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data198};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -10046,15 +10885,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced203 !== undefined){
-data174 = coerced203;
-if(data172 !== undefined){
-data172["max_reasoning_effort"] = coerced203;
+if(coerced218 !== undefined){
+data198 = coerced218;
+if(data196 !== undefined){
+data196["max_reasoning_effort"] = coerced218;
 }
 }
 }
-if("max" !== data174){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data174};
+if("max" !== data198){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data198};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -10063,16 +10902,16 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs571 === errors;
-valid64 = valid64 || _valid19;
+var _valid19 = _errs625 === errors;
+valid73 = valid73 || _valid19;
 }
 }
 }
 }
 }
 }
-if(!valid64){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data174};
+if(!valid73){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data198};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -10084,33 +10923,33 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs558;
+errors = _errs612;
 if(vErrors !== null){
-if(_errs558){
-vErrors.length = _errs558;
+if(_errs612){
+vErrors.length = _errs612;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid63 = _errs557 === errors;
+var valid72 = _errs611 === errors;
 }
 else {
-var valid63 = true;
+var valid72 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data196}];
 return false;
 }
 }
-var valid60 = _errs552 === errors;
+var valid69 = _errs606 === errors;
 }
 else {
-var valid60 = true;
+var valid69 = true;
 }
 }
 }
@@ -10121,458 +10960,458 @@ var valid60 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data186}];
 return false;
 }
 }
-var valid59 = _errs530 === errors;
-if(!valid59){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data161}];
-return false;
-}
-}
-var valid0 = _errs528 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data175 = data.keys;
-const _errs573 = errors;
-if(errors === _errs573){
-if(Array.isArray(data175)){
-var valid65 = true;
-const len10 = data175.length;
-for(let i10=0; i10<len10; i10++){
-let data176 = data175[i10];
-const _errs575 = errors;
-if(errors === _errs575){
-if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
-let missing9;
-if((data176.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data176}];
-return false;
-}
-else {
-const _errs577 = errors;
-for(const key35 in data176){
-if(!((((((((key35 === "key") || (key35 === "account")) || (key35 === "name")) || (key35 === "spend_limit")) || (key35 === "limits")) || (key35 === "allowed_models")) || (key35 === "policy")) || (key35 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data176}];
-return false;
-break;
-}
-}
-if(_errs577 === errors){
-if(data176.key !== undefined){
-let data177 = data176.key;
-const _errs578 = errors;
-if(typeof data177 !== "string"){
-let dataType204 = typeof data177;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "number" || dataType204 == "boolean"){
-coerced204 = "" + data177;
-}
-else if(data177 === null){
-coerced204 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data177}];
-return false;
-}
-}
-if(coerced204 !== undefined){
-data177 = coerced204;
-if(data176 !== undefined){
-data176["key"] = coerced204;
-}
-}
-}
-if(errors === _errs578){
-if(typeof data177 === "string"){
-if(func3(data177) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data177}];
-return false;
-}
-}
-}
-var valid66 = _errs578 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data176.account !== undefined){
-let data178 = data176.account;
-const _errs580 = errors;
-if(typeof data178 !== "string"){
-let dataType205 = typeof data178;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "number" || dataType205 == "boolean"){
-coerced205 = "" + data178;
-}
-else if(data178 === null){
-coerced205 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data178}];
-return false;
-}
-}
-if(coerced205 !== undefined){
-data178 = coerced205;
-if(data176 !== undefined){
-data176["account"] = coerced205;
-}
-}
-}
-if(errors === _errs580){
-if(typeof data178 === "string"){
-if(func3(data178) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data178}];
-return false;
-}
-}
-}
-var valid66 = _errs580 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data176.name !== undefined){
-let data179 = data176.name;
-const _errs582 = errors;
-if(typeof data179 !== "string"){
-let dataType206 = typeof data179;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "number" || dataType206 == "boolean"){
-coerced206 = "" + data179;
-}
-else if(data179 === null){
-coerced206 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data179}];
-return false;
-}
-}
-if(coerced206 !== undefined){
-data179 = coerced206;
-if(data176 !== undefined){
-data176["name"] = coerced206;
-}
-}
-}
-var valid66 = _errs582 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data176.spend_limit !== undefined){
-let data180 = data176.spend_limit;
-const _errs584 = errors;
-if(!(typeof data180 == "number")){
-let dataType207 = typeof data180;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "boolean" || data180 === null
-              || (dataType207 == "string" && data180 && data180 == +data180)){
-coerced207 = +data180;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data180}];
-return false;
-}
-}
-if(coerced207 !== undefined){
-data180 = coerced207;
-if(data176 !== undefined){
-data176["spend_limit"] = coerced207;
-}
-}
-}
-if(errors === _errs584){
-if(typeof data180 == "number"){
-if(data180 < 0 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data180}];
-return false;
-}
-}
-}
-var valid66 = _errs584 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data176.limits !== undefined){
-let data181 = data176.limits;
-const _errs586 = errors;
-if(errors === _errs586){
-if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
-const _errs588 = errors;
-for(const key36 in data181){
-if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data181}];
-return false;
-break;
-}
-}
-if(_errs588 === errors){
-if(data181.rpm !== undefined){
-let data182 = data181.rpm;
-const _errs589 = errors;
-if(!((typeof data182 == "number") && (!(data182 % 1) && !isNaN(data182)))){
-let dataType208 = typeof data182;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 === "boolean" || data182 === null
-              || (dataType208 === "string" && data182 && data182 == +data182 && !(data182 % 1))){
-coerced208 = +data182;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data182}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data182 = coerced208;
-if(data181 !== undefined){
-data181["rpm"] = coerced208;
-}
-}
-}
-if(errors === _errs589){
-if(typeof data182 == "number"){
-if(data182 < 1 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data182}];
-return false;
-}
-}
-}
-var valid67 = _errs589 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data181.rps !== undefined){
-let data183 = data181.rps;
-const _errs591 = errors;
-if(!((typeof data183 == "number") && (!(data183 % 1) && !isNaN(data183)))){
-let dataType209 = typeof data183;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 === "boolean" || data183 === null
-              || (dataType209 === "string" && data183 && data183 == +data183 && !(data183 % 1))){
-coerced209 = +data183;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data183}];
-return false;
-}
-}
-if(coerced209 !== undefined){
-data183 = coerced209;
-if(data181 !== undefined){
-data181["rps"] = coerced209;
-}
-}
-}
-if(errors === _errs591){
-if(typeof data183 == "number"){
-if(data183 < 1 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data183}];
-return false;
-}
-}
-}
-var valid67 = _errs591 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data181.tpm !== undefined){
-let data184 = data181.tpm;
-const _errs593 = errors;
-if(!((typeof data184 == "number") && (!(data184 % 1) && !isNaN(data184)))){
-let dataType210 = typeof data184;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 === "boolean" || data184 === null
-              || (dataType210 === "string" && data184 && data184 == +data184 && !(data184 % 1))){
-coerced210 = +data184;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data184}];
-return false;
-}
-}
-if(coerced210 !== undefined){
-data184 = coerced210;
-if(data181 !== undefined){
-data181["tpm"] = coerced210;
-}
-}
-}
-if(errors === _errs593){
-if(typeof data184 == "number"){
-if(data184 < 1 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data184}];
-return false;
-}
-}
-}
-var valid67 = _errs593 === errors;
-}
-else {
-var valid67 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data181}];
-return false;
-}
-}
-var valid66 = _errs586 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data176.allowed_models !== undefined){
-let data185 = data176.allowed_models;
-const _errs595 = errors;
-if(errors === _errs595){
-if(Array.isArray(data185)){
-var valid68 = true;
-const len11 = data185.length;
-for(let i11=0; i11<len11; i11++){
-let data186 = data185[i11];
-const _errs597 = errors;
-if(typeof data186 !== "string"){
-let dataType211 = typeof data186;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data186;
-}
-else if(data186 === null){
-coerced211 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data186}];
-return false;
-}
-}
-if(coerced211 !== undefined){
-data186 = coerced211;
-if(data185 !== undefined){
-data185[i11] = coerced211;
-}
-}
-}
-if(errors === _errs597){
-if(typeof data186 === "string"){
-if(func3(data186) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data186}];
-return false;
-}
-}
-}
-var valid68 = _errs597 === errors;
+var valid68 = _errs584 === errors;
 if(!valid68){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data185}];
 return false;
 }
 }
-var valid66 = _errs595 === errors;
+var valid0 = _errs582 === errors;
 }
 else {
-var valid66 = true;
+var valid0 = true;
 }
-if(valid66){
-if(data176.policy !== undefined){
-let data187 = data176.policy;
-const _errs599 = errors;
-if(errors === _errs599){
-if(data187 && typeof data187 == "object" && !Array.isArray(data187)){
-const _errs601 = errors;
-for(const key37 in data187){
-if(!((key37 === "streaming") || (key37 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data187}];
+if(valid0){
+if(data.keys !== undefined){
+let data199 = data.keys;
+const _errs627 = errors;
+if(errors === _errs627){
+if(Array.isArray(data199)){
+var valid74 = true;
+const len10 = data199.length;
+for(let i10=0; i10<len10; i10++){
+let data200 = data199[i10];
+const _errs629 = errors;
+if(errors === _errs629){
+if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+let missing14;
+if((data200.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data200}];
+return false;
+}
+else {
+const _errs631 = errors;
+for(const key44 in data200){
+if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data200}];
 return false;
 break;
 }
 }
-if(_errs601 === errors){
-if(data187.streaming !== undefined){
-let data188 = data187.streaming;
-const _errs602 = errors;
-if(typeof data188 !== "boolean"){
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(data188 === "false" || data188 === 0 || data188 === null){
-coerced212 = false;
+if(_errs631 === errors){
+if(data200.key !== undefined){
+let data201 = data200.key;
+const _errs632 = errors;
+if(typeof data201 !== "string"){
+let dataType219 = typeof data201;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data201;
 }
-else if(data188 === "true" || data188 === 1){
-coerced212 = true;
+else if(data201 === null){
+coerced219 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data201}];
 return false;
 }
 }
-if(coerced212 !== undefined){
-data188 = coerced212;
-if(data187 !== undefined){
-data187["streaming"] = coerced212;
+if(coerced219 !== undefined){
+data201 = coerced219;
+if(data200 !== undefined){
+data200["key"] = coerced219;
 }
 }
 }
-var valid69 = _errs602 === errors;
+if(errors === _errs632){
+if(typeof data201 === "string"){
+if(func3(data201) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data201}];
+return false;
 }
-else {
-var valid69 = true;
 }
-if(valid69){
-if(data187.max_reasoning_effort !== undefined){
-let data189 = data187.max_reasoning_effort;
-const _errs604 = errors;
-const _errs605 = errors;
-let valid70 = false;
-const _errs606 = errors;
-if(typeof data189 !== "string"){
-let dataType213 = typeof data189;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data189;
 }
-else if(data189 === null){
-coerced213 = "";
+var valid75 = _errs632 === errors;
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data189};
+var valid75 = true;
+}
+if(valid75){
+if(data200.account !== undefined){
+let data202 = data200.account;
+const _errs634 = errors;
+if(typeof data202 !== "string"){
+let dataType220 = typeof data202;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "number" || dataType220 == "boolean"){
+coerced220 = "" + data202;
+}
+else if(data202 === null){
+coerced220 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data202}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data202 = coerced220;
+if(data200 !== undefined){
+data200["account"] = coerced220;
+}
+}
+}
+if(errors === _errs634){
+if(typeof data202 === "string"){
+if(func3(data202) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data202}];
+return false;
+}
+}
+}
+var valid75 = _errs634 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data200.name !== undefined){
+let data203 = data200.name;
+const _errs636 = errors;
+if(typeof data203 !== "string"){
+let dataType221 = typeof data203;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data203;
+}
+else if(data203 === null){
+coerced221 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data203}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data203 = coerced221;
+if(data200 !== undefined){
+data200["name"] = coerced221;
+}
+}
+}
+var valid75 = _errs636 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data200.spend_limit !== undefined){
+let data204 = data200.spend_limit;
+const _errs638 = errors;
+if(!(typeof data204 == "number")){
+let dataType222 = typeof data204;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "boolean" || data204 === null
+              || (dataType222 == "string" && data204 && data204 == +data204)){
+coerced222 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data204}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data204 = coerced222;
+if(data200 !== undefined){
+data200["spend_limit"] = coerced222;
+}
+}
+}
+if(errors === _errs638){
+if(typeof data204 == "number"){
+if(data204 < 0 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data204}];
+return false;
+}
+}
+}
+var valid75 = _errs638 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data200.limits !== undefined){
+let data205 = data200.limits;
+const _errs640 = errors;
+if(errors === _errs640){
+if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
+const _errs642 = errors;
+for(const key45 in data205){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data205}];
+return false;
+break;
+}
+}
+if(_errs642 === errors){
+if(data205.rpm !== undefined){
+let data206 = data205.rpm;
+const _errs643 = errors;
+if(!((typeof data206 == "number") && (!(data206 % 1) && !isNaN(data206)))){
+let dataType223 = typeof data206;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 === "boolean" || data206 === null
+              || (dataType223 === "string" && data206 && data206 == +data206 && !(data206 % 1))){
+coerced223 = +data206;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data206}];
+return false;
+}
+}
+if(coerced223 !== undefined){
+data206 = coerced223;
+if(data205 !== undefined){
+data205["rpm"] = coerced223;
+}
+}
+}
+if(errors === _errs643){
+if(typeof data206 == "number"){
+if(data206 < 1 || isNaN(data206)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data206}];
+return false;
+}
+}
+}
+var valid76 = _errs643 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data205.rps !== undefined){
+let data207 = data205.rps;
+const _errs645 = errors;
+if(!((typeof data207 == "number") && (!(data207 % 1) && !isNaN(data207)))){
+let dataType224 = typeof data207;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 === "boolean" || data207 === null
+              || (dataType224 === "string" && data207 && data207 == +data207 && !(data207 % 1))){
+coerced224 = +data207;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data207}];
+return false;
+}
+}
+if(coerced224 !== undefined){
+data207 = coerced224;
+if(data205 !== undefined){
+data205["rps"] = coerced224;
+}
+}
+}
+if(errors === _errs645){
+if(typeof data207 == "number"){
+if(data207 < 1 || isNaN(data207)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data207}];
+return false;
+}
+}
+}
+var valid76 = _errs645 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data205.tpm !== undefined){
+let data208 = data205.tpm;
+const _errs647 = errors;
+if(!((typeof data208 == "number") && (!(data208 % 1) && !isNaN(data208)))){
+let dataType225 = typeof data208;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 === "boolean" || data208 === null
+              || (dataType225 === "string" && data208 && data208 == +data208 && !(data208 % 1))){
+coerced225 = +data208;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data208}];
+return false;
+}
+}
+if(coerced225 !== undefined){
+data208 = coerced225;
+if(data205 !== undefined){
+data205["tpm"] = coerced225;
+}
+}
+}
+if(errors === _errs647){
+if(typeof data208 == "number"){
+if(data208 < 1 || isNaN(data208)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data208}];
+return false;
+}
+}
+}
+var valid76 = _errs647 === errors;
+}
+else {
+var valid76 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data205}];
+return false;
+}
+}
+var valid75 = _errs640 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data200.allowed_models !== undefined){
+let data209 = data200.allowed_models;
+const _errs649 = errors;
+if(errors === _errs649){
+if(Array.isArray(data209)){
+var valid77 = true;
+const len11 = data209.length;
+for(let i11=0; i11<len11; i11++){
+let data210 = data209[i11];
+const _errs651 = errors;
+if(typeof data210 !== "string"){
+let dataType226 = typeof data210;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data210;
+}
+else if(data210 === null){
+coerced226 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data210}];
+return false;
+}
+}
+if(coerced226 !== undefined){
+data210 = coerced226;
+if(data209 !== undefined){
+data209[i11] = coerced226;
+}
+}
+}
+if(errors === _errs651){
+if(typeof data210 === "string"){
+if(func3(data210) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data210}];
+return false;
+}
+}
+}
+var valid77 = _errs651 === errors;
+if(!valid77){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data209}];
+return false;
+}
+}
+var valid75 = _errs649 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data200.policy !== undefined){
+let data211 = data200.policy;
+const _errs653 = errors;
+if(errors === _errs653){
+if(data211 && typeof data211 == "object" && !Array.isArray(data211)){
+const _errs655 = errors;
+for(const key46 in data211){
+if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data211}];
+return false;
+break;
+}
+}
+if(_errs655 === errors){
+if(data211.streaming !== undefined){
+let data212 = data211.streaming;
+const _errs656 = errors;
+if(typeof data212 !== "boolean"){
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(data212 === "false" || data212 === 0 || data212 === null){
+coerced227 = false;
+}
+else if(data212 === "true" || data212 === 1){
+coerced227 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data212}];
+return false;
+}
+}
+if(coerced227 !== undefined){
+data212 = coerced227;
+if(data211 !== undefined){
+data211["streaming"] = coerced227;
+}
+}
+}
+var valid78 = _errs656 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data211.max_reasoning_effort !== undefined){
+let data213 = data211.max_reasoning_effort;
+const _errs658 = errors;
+const _errs659 = errors;
+let valid79 = false;
+const _errs660 = errors;
+if(typeof data213 !== "string"){
+let dataType228 = typeof data213;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "number" || dataType228 == "boolean"){
+coerced228 = "" + data213;
+}
+else if(data213 === null){
+coerced228 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data213};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10582,15 +11421,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data189 = coerced213;
-if(data187 !== undefined){
-data187["max_reasoning_effort"] = coerced213;
+if(coerced228 !== undefined){
+data213 = coerced228;
+if(data211 !== undefined){
+data211["max_reasoning_effort"] = coerced228;
 }
 }
 }
-if("none" !== data189){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data189};
+if("none" !== data213){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data213};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10599,22 +11438,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs606 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs608 = errors;
-if(typeof data189 !== "string"){
-let dataType214 = typeof data189;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data189;
+var _valid20 = _errs660 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs662 = errors;
+if(typeof data213 !== "string"){
+let dataType229 = typeof data213;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "number" || dataType229 == "boolean"){
+coerced229 = "" + data213;
 }
-else if(data189 === null){
-coerced214 = "";
+else if(data213 === null){
+coerced229 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data189};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data213};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10624,15 +11463,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data189 = coerced214;
-if(data187 !== undefined){
-data187["max_reasoning_effort"] = coerced214;
+if(coerced229 !== undefined){
+data213 = coerced229;
+if(data211 !== undefined){
+data211["max_reasoning_effort"] = coerced229;
 }
 }
 }
-if("minimal" !== data189){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data189};
+if("minimal" !== data213){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data213};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10641,22 +11480,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs608 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs610 = errors;
-if(typeof data189 !== "string"){
-let dataType215 = typeof data189;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data189;
+var _valid20 = _errs662 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs664 = errors;
+if(typeof data213 !== "string"){
+let dataType230 = typeof data213;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data213;
 }
-else if(data189 === null){
-coerced215 = "";
+else if(data213 === null){
+coerced230 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data189};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data213};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10666,15 +11505,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced215 !== undefined){
-data189 = coerced215;
-if(data187 !== undefined){
-data187["max_reasoning_effort"] = coerced215;
+if(coerced230 !== undefined){
+data213 = coerced230;
+if(data211 !== undefined){
+data211["max_reasoning_effort"] = coerced230;
 }
 }
 }
-if("low" !== data189){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data189};
+if("low" !== data213){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data213};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10683,22 +11522,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs610 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs612 = errors;
-if(typeof data189 !== "string"){
-let dataType216 = typeof data189;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data189;
+var _valid20 = _errs664 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs666 = errors;
+if(typeof data213 !== "string"){
+let dataType231 = typeof data213;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "number" || dataType231 == "boolean"){
+coerced231 = "" + data213;
 }
-else if(data189 === null){
-coerced216 = "";
+else if(data213 === null){
+coerced231 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data189};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data213};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10708,15 +11547,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced216 !== undefined){
-data189 = coerced216;
-if(data187 !== undefined){
-data187["max_reasoning_effort"] = coerced216;
+if(coerced231 !== undefined){
+data213 = coerced231;
+if(data211 !== undefined){
+data211["max_reasoning_effort"] = coerced231;
 }
 }
 }
-if("medium" !== data189){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data189};
+if("medium" !== data213){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data213};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10725,22 +11564,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs612 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs614 = errors;
-if(typeof data189 !== "string"){
-let dataType217 = typeof data189;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data189;
+var _valid20 = _errs666 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs668 = errors;
+if(typeof data213 !== "string"){
+let dataType232 = typeof data213;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data213;
 }
-else if(data189 === null){
-coerced217 = "";
+else if(data213 === null){
+coerced232 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data189};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data213};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10750,15 +11589,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced217 !== undefined){
-data189 = coerced217;
-if(data187 !== undefined){
-data187["max_reasoning_effort"] = coerced217;
+if(coerced232 !== undefined){
+data213 = coerced232;
+if(data211 !== undefined){
+data211["max_reasoning_effort"] = coerced232;
 }
 }
 }
-if("high" !== data189){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data189};
+if("high" !== data213){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data213};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10767,22 +11606,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs614 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs616 = errors;
-if(typeof data189 !== "string"){
-let dataType218 = typeof data189;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "number" || dataType218 == "boolean"){
-coerced218 = "" + data189;
+var _valid20 = _errs668 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs670 = errors;
+if(typeof data213 !== "string"){
+let dataType233 = typeof data213;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data213;
 }
-else if(data189 === null){
-coerced218 = "";
+else if(data213 === null){
+coerced233 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data189};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data213};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10792,15 +11631,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced218 !== undefined){
-data189 = coerced218;
-if(data187 !== undefined){
-data187["max_reasoning_effort"] = coerced218;
+if(coerced233 !== undefined){
+data213 = coerced233;
+if(data211 !== undefined){
+data211["max_reasoning_effort"] = coerced233;
 }
 }
 }
-if("xhigh" !== data189){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data189};
+if("xhigh" !== data213){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data213};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10809,22 +11648,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs616 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs618 = errors;
-if(typeof data189 !== "string"){
-let dataType219 = typeof data189;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "number" || dataType219 == "boolean"){
-coerced219 = "" + data189;
+var _valid20 = _errs670 === errors;
+valid79 = valid79 || _valid20;
+if(!valid79){
+const _errs672 = errors;
+if(typeof data213 !== "string"){
+let dataType234 = typeof data213;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data213;
 }
-else if(data189 === null){
-coerced219 = "";
+else if(data213 === null){
+coerced234 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data189};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data213};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10834,15 +11673,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced219 !== undefined){
-data189 = coerced219;
-if(data187 !== undefined){
-data187["max_reasoning_effort"] = coerced219;
+if(coerced234 !== undefined){
+data213 = coerced234;
+if(data211 !== undefined){
+data211["max_reasoning_effort"] = coerced234;
 }
 }
 }
-if("max" !== data189){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data189};
+if("max" !== data213){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data213};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10851,16 +11690,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs618 === errors;
-valid70 = valid70 || _valid20;
+var _valid20 = _errs672 === errors;
+valid79 = valid79 || _valid20;
 }
 }
 }
 }
 }
 }
-if(!valid70){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data189};
+if(!valid79){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data213};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10872,53 +11711,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs605;
+errors = _errs659;
 if(vErrors !== null){
-if(_errs605){
-vErrors.length = _errs605;
+if(_errs659){
+vErrors.length = _errs659;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid69 = _errs604 === errors;
+var valid78 = _errs658 === errors;
 }
 else {
-var valid69 = true;
+var valid78 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data211}];
 return false;
 }
 }
-var valid66 = _errs599 === errors;
+var valid75 = _errs653 === errors;
 }
 else {
-var valid66 = true;
+var valid75 = true;
 }
-if(valid66){
-if(data176.status !== undefined){
-let data190 = data176.status;
-const _errs620 = errors;
-const _errs621 = errors;
-let valid71 = false;
-const _errs622 = errors;
-if(typeof data190 !== "string"){
-let dataType220 = typeof data190;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data190;
+if(valid75){
+if(data200.status !== undefined){
+let data214 = data200.status;
+const _errs674 = errors;
+const _errs675 = errors;
+let valid80 = false;
+const _errs676 = errors;
+if(typeof data214 !== "string"){
+let dataType235 = typeof data214;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data214;
 }
-else if(data190 === null){
-coerced220 = "";
+else if(data214 === null){
+coerced235 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data190};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data214};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10928,15 +11767,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced220 !== undefined){
-data190 = coerced220;
-if(data176 !== undefined){
-data176["status"] = coerced220;
+if(coerced235 !== undefined){
+data214 = coerced235;
+if(data200 !== undefined){
+data200["status"] = coerced235;
 }
 }
 }
-if("active" !== data190){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data190};
+if("active" !== data214){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data214};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10945,22 +11784,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs622 === errors;
-valid71 = valid71 || _valid21;
-if(!valid71){
-const _errs624 = errors;
-if(typeof data190 !== "string"){
-let dataType221 = typeof data190;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data190;
+var _valid21 = _errs676 === errors;
+valid80 = valid80 || _valid21;
+if(!valid80){
+const _errs678 = errors;
+if(typeof data214 !== "string"){
+let dataType236 = typeof data214;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data214;
 }
-else if(data190 === null){
-coerced221 = "";
+else if(data214 === null){
+coerced236 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data190};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data214};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10970,15 +11809,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data190 = coerced221;
-if(data176 !== undefined){
-data176["status"] = coerced221;
+if(coerced236 !== undefined){
+data214 = coerced236;
+if(data200 !== undefined){
+data200["status"] = coerced236;
 }
 }
 }
-if("blocked" !== data190){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data190};
+if("blocked" !== data214){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data214};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10987,22 +11826,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs624 === errors;
-valid71 = valid71 || _valid21;
-if(!valid71){
-const _errs626 = errors;
-if(typeof data190 !== "string"){
-let dataType222 = typeof data190;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data190;
+var _valid21 = _errs678 === errors;
+valid80 = valid80 || _valid21;
+if(!valid80){
+const _errs680 = errors;
+if(typeof data214 !== "string"){
+let dataType237 = typeof data214;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data214;
 }
-else if(data190 === null){
-coerced222 = "";
+else if(data214 === null){
+coerced237 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data190};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data214};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -11012,15 +11851,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data190 = coerced222;
-if(data176 !== undefined){
-data176["status"] = coerced222;
+if(coerced237 !== undefined){
+data214 = coerced237;
+if(data200 !== undefined){
+data200["status"] = coerced237;
 }
 }
 }
-if("revoked" !== data190){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data190};
+if("revoked" !== data214){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data214};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -11029,22 +11868,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs626 === errors;
-valid71 = valid71 || _valid21;
-if(!valid71){
-const _errs628 = errors;
-if(typeof data190 !== "string"){
-let dataType223 = typeof data190;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data190;
+var _valid21 = _errs680 === errors;
+valid80 = valid80 || _valid21;
+if(!valid80){
+const _errs682 = errors;
+if(typeof data214 !== "string"){
+let dataType238 = typeof data214;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data214;
 }
-else if(data190 === null){
-coerced223 = "";
+else if(data214 === null){
+coerced238 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data190};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data214};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -11054,15 +11893,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced223 !== undefined){
-data190 = coerced223;
-if(data176 !== undefined){
-data176["status"] = coerced223;
+if(coerced238 !== undefined){
+data214 = coerced238;
+if(data200 !== undefined){
+data200["status"] = coerced238;
 }
 }
 }
-if("deleted" !== data190){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data190};
+if("deleted" !== data214){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data214};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -11071,13 +11910,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs628 === errors;
-valid71 = valid71 || _valid21;
+var _valid21 = _errs682 === errors;
+valid80 = valid80 || _valid21;
 }
 }
 }
-if(!valid71){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data190};
+if(!valid80){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data214};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -11089,20 +11928,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs621;
+errors = _errs675;
 if(vErrors !== null){
-if(_errs621){
-vErrors.length = _errs621;
+if(_errs675){
+vErrors.length = _errs675;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid66 = _errs620 === errors;
+var valid75 = _errs674 === errors;
 }
 else {
-var valid66 = true;
+var valid75 = true;
 }
 }
 }
@@ -11115,22 +11954,22 @@ var valid66 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data200}];
 return false;
 }
 }
-var valid65 = _errs575 === errors;
-if(!valid65){
+var valid74 = _errs629 === errors;
+if(!valid74){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data199}];
 return false;
 }
 }
-var valid0 = _errs573 === errors;
+var valid0 = _errs627 === errors;
 }
 else {
 var valid0 = true;

@@ -1,0 +1,58 @@
+import type { FeatureUse } from '../../billing/feature-prices.js';
+import type { ModelConfig } from '../../config/gateway-config.js';
+import {
+  allowsServerTool,
+  pricedServerTool,
+  serverToolForced,
+  withoutUnlistedTier,
+} from '../../billing/priced-node-features.js';
+
+type Item = Record<string, unknown>;
+
+function isItem(value: unknown): value is Item {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A Responses request as a native node may get it, and what of the model's priced features it may use. */
+export interface NativeResponsesFeatures {
+  readonly body: Item;
+  readonly use: FeatureUse;
+}
+
+/**
+ * The model's priced-feature policy on a Responses request for a node serving the API
+ * natively (issue 28 finding 10, docs/keys-and-money.md): hosted tools the model does not
+ * allow are withdrawn from the offer (as for translated nodes, PRODUCT.md decision 15) and a
+ * `tool_choice` forcing one is a 400 naming it; when allowed ones are offered,
+ * `max_tool_calls` (the calls of all of them together) is at most the largest `max_calls`
+ * among them; a `service_tier` the model does not list is not forwarded. Returns the body
+ * unchanged when nothing applies.
+ */
+export function nativeResponsesFeatures(body: Item, model: ModelConfig): NativeResponsesFeatures {
+  const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
+  const offered: string[] = [];
+  const withdrawn = new Set<string>();
+  const kept = tools.filter((tool) => {
+    const name = isItem(tool) ? pricedServerTool('responses', tool.type) : undefined;
+    if (name === undefined) return true;
+    if (allowsServerTool(model, name)) offered.push(name);
+    else withdrawn.add(name);
+    return allowsServerTool(model, name);
+  });
+  const choice = body.tool_choice;
+  const forced = isItem(choice) ? pricedServerTool('responses', choice.type) : undefined;
+  if (forced !== undefined && !allowsServerTool(model, forced)) serverToolForced('tool_choice', forced);
+  let native = withoutUnlistedTier(body, model);
+  if (withdrawn.size > 0) native = { ...native, tools: kept };
+  // Nothing left to offer: no tools and no string `tool_choice` (as the translation does).
+  if (withdrawn.size > 0 && kept.length === 0) {
+    const { tools: _none, tool_choice: left, ...rest } = native;
+    native = left === undefined || typeof left === 'string' ? rest : { ...rest, tool_choice: left };
+  }
+  if (offered.length === 0) return { body: native, use: { toolCalls: [], betas: [] } };
+  const prices = model.pricedFeatures?.serverTools;
+  const cap = Math.max(...offered.map((name) => prices?.get(name)?.maxCalls ?? 0));
+  const asked = body.max_tool_calls;
+  const calls = typeof asked === 'number' && asked >= 0 && asked < cap ? asked : cap;
+  return { body: { ...native, max_tool_calls: calls }, use: { toolCalls: [{ tools: offered, calls }], betas: [] } };
+}
