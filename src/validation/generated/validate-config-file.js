@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -430,7 +430,7 @@ if(errors === _errs24){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs26 = errors;
 for(const key3 in data10){
-if(!((key3 === "retention_days") || (key3 === "max_stored_bytes"))){
+if(!(((((key3 === "retention_days") || (key3 === "max_stored_bytes")) || (key3 === "max_stored_responses_per_account")) || (key3 === "max_stored_bytes_per_account")) || (key3 === "max_conversation_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/responses",schemaPath:"#/properties/responses/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.responses,data:data10}];
 return false;
 break;
@@ -522,6 +522,138 @@ var valid3 = _errs29 === errors;
 else {
 var valid3 = true;
 }
+if(valid3){
+if(data10.max_stored_responses_per_account !== undefined){
+let data13 = data10.max_stored_responses_per_account;
+const _errs31 = errors;
+if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+let dataType10 = typeof data13;
+let coerced10 = undefined;
+if(!(coerced10 !== undefined)){
+if(dataType10 === "boolean" || data13 === null
+              || (dataType10 === "string" && data13 && data13 == +data13 && !(data13 % 1))){
+coerced10 = +data13;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_responses_per_account",schemaPath:"#/properties/responses/properties/max_stored_responses_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.max_stored_responses_per_account.type,parentSchema:schema11.properties.responses.properties.max_stored_responses_per_account,data:data13}];
+return false;
+}
+}
+if(coerced10 !== undefined){
+data13 = coerced10;
+if(data10 !== undefined){
+data10["max_stored_responses_per_account"] = coerced10;
+}
+}
+}
+if(errors === _errs31){
+if(typeof data13 == "number"){
+if(data13 > 100000000 || isNaN(data13)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_responses_per_account",schemaPath:"#/properties/responses/properties/max_stored_responses_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000",schema:100000000,parentSchema:schema11.properties.responses.properties.max_stored_responses_per_account,data:data13}];
+return false;
+}
+else {
+if(data13 < 1 || isNaN(data13)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_responses_per_account",schemaPath:"#/properties/responses/properties/max_stored_responses_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.responses.properties.max_stored_responses_per_account,data:data13}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs31 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.max_stored_bytes_per_account !== undefined){
+let data14 = data10.max_stored_bytes_per_account;
+const _errs33 = errors;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+let dataType11 = typeof data14;
+let coerced11 = undefined;
+if(!(coerced11 !== undefined)){
+if(dataType11 === "boolean" || data14 === null
+              || (dataType11 === "string" && data14 && data14 == +data14 && !(data14 % 1))){
+coerced11 = +data14;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes_per_account",schemaPath:"#/properties/responses/properties/max_stored_bytes_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.max_stored_bytes_per_account.type,parentSchema:schema11.properties.responses.properties.max_stored_bytes_per_account,data:data14}];
+return false;
+}
+}
+if(coerced11 !== undefined){
+data14 = coerced11;
+if(data10 !== undefined){
+data10["max_stored_bytes_per_account"] = coerced11;
+}
+}
+}
+if(errors === _errs33){
+if(typeof data14 == "number"){
+if(data14 > 1125899906842624 || isNaN(data14)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes_per_account",schemaPath:"#/properties/responses/properties/max_stored_bytes_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1125899906842624},message:"must be <= 1125899906842624",schema:1125899906842624,parentSchema:schema11.properties.responses.properties.max_stored_bytes_per_account,data:data14}];
+return false;
+}
+else {
+if(data14 < 1024 || isNaN(data14)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes_per_account",schemaPath:"#/properties/responses/properties/max_stored_bytes_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.responses.properties.max_stored_bytes_per_account,data:data14}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs33 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.max_conversation_bytes !== undefined){
+let data15 = data10.max_conversation_bytes;
+const _errs35 = errors;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+let dataType12 = typeof data15;
+let coerced12 = undefined;
+if(!(coerced12 !== undefined)){
+if(dataType12 === "boolean" || data15 === null
+              || (dataType12 === "string" && data15 && data15 == +data15 && !(data15 % 1))){
+coerced12 = +data15;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses/max_conversation_bytes",schemaPath:"#/properties/responses/properties/max_conversation_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.max_conversation_bytes.type,parentSchema:schema11.properties.responses.properties.max_conversation_bytes,data:data15}];
+return false;
+}
+}
+if(coerced12 !== undefined){
+data15 = coerced12;
+if(data10 !== undefined){
+data10["max_conversation_bytes"] = coerced12;
+}
+}
+}
+if(errors === _errs35){
+if(typeof data15 == "number"){
+if(data15 > 1073741824 || isNaN(data15)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_conversation_bytes",schemaPath:"#/properties/responses/properties/max_conversation_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema11.properties.responses.properties.max_conversation_bytes,data:data15}];
+return false;
+}
+else {
+if(data15 < 1024 || isNaN(data15)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_conversation_bytes",schemaPath:"#/properties/responses/properties/max_conversation_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.responses.properties.max_conversation_bytes,data:data15}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs35 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -537,130 +669,34 @@ var valid0 = true;
 }
 if(valid0){
 if(data.redis !== undefined){
-let data13 = data.redis;
-const _errs31 = errors;
-if(typeof data13 !== "string"){
-let dataType10 = typeof data13;
-let coerced10 = undefined;
-if(!(coerced10 !== undefined)){
-if(dataType10 == "number" || dataType10 == "boolean"){
-coerced10 = "" + data13;
-}
-else if(data13 === null){
-coerced10 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data13}];
-return false;
-}
-}
-if(coerced10 !== undefined){
-data13 = coerced10;
-if(data !== undefined){
-data["redis"] = coerced10;
-}
-}
-}
-if(errors === _errs31){
-if(typeof data13 === "string"){
-if(!pattern1.test(data13)){
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data13}];
-return false;
-}
-}
-}
-var valid0 = _errs31 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.trusted_proxies !== undefined){
-let data14 = data.trusted_proxies;
-const _errs33 = errors;
-if(errors === _errs33){
-if(Array.isArray(data14)){
-var valid4 = true;
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-const _errs35 = errors;
-if(typeof data15 !== "string"){
-let dataType11 = typeof data15;
-let coerced11 = undefined;
-if(!(coerced11 !== undefined)){
-if(dataType11 == "number" || dataType11 == "boolean"){
-coerced11 = "" + data15;
-}
-else if(data15 === null){
-coerced11 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data15}];
-return false;
-}
-}
-if(coerced11 !== undefined){
-data15 = coerced11;
-if(data14 !== undefined){
-data14[i0] = coerced11;
-}
-}
-}
-if(errors === _errs35){
-if(typeof data15 === "string"){
-if(func3(data15) < 1){
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data15}];
-return false;
-}
-}
-}
-var valid4 = _errs35 === errors;
-if(!valid4){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data14}];
-return false;
-}
-}
-var valid0 = _errs33 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.admin_key !== undefined){
-let data16 = data.admin_key;
+let data16 = data.redis;
 const _errs37 = errors;
 if(typeof data16 !== "string"){
-let dataType12 = typeof data16;
-let coerced12 = undefined;
-if(!(coerced12 !== undefined)){
-if(dataType12 == "number" || dataType12 == "boolean"){
-coerced12 = "" + data16;
+let dataType13 = typeof data16;
+let coerced13 = undefined;
+if(!(coerced13 !== undefined)){
+if(dataType13 == "number" || dataType13 == "boolean"){
+coerced13 = "" + data16;
 }
 else if(data16 === null){
-coerced12 = "";
+coerced13 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data16}];
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data16}];
 return false;
 }
 }
-if(coerced12 !== undefined){
-data16 = coerced12;
+if(coerced13 !== undefined){
+data16 = coerced13;
 if(data !== undefined){
-data["admin_key"] = coerced12;
+data["redis"] = coerced13;
 }
 }
 }
 if(errors === _errs37){
 if(typeof data16 === "string"){
-if(func3(data16) < 16){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data16}];
+if(!pattern1.test(data16)){
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data16}];
 return false;
 }
 }
@@ -671,62 +707,54 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.console !== undefined){
-let data17 = data.console;
+if(data.trusted_proxies !== undefined){
+let data17 = data.trusted_proxies;
 const _errs39 = errors;
 if(errors === _errs39){
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(Array.isArray(data17)){
+var valid4 = true;
+const len0 = data17.length;
+for(let i0=0; i0<len0; i0++){
+let data18 = data17[i0];
 const _errs41 = errors;
-for(const key4 in data17){
-if(!(key4 === "session_ttl_seconds")){
-validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data17}];
+if(typeof data18 !== "string"){
+let dataType14 = typeof data18;
+let coerced14 = undefined;
+if(!(coerced14 !== undefined)){
+if(dataType14 == "number" || dataType14 == "boolean"){
+coerced14 = "" + data18;
+}
+else if(data18 === null){
+coerced14 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data18}];
 return false;
+}
+}
+if(coerced14 !== undefined){
+data18 = coerced14;
+if(data17 !== undefined){
+data17[i0] = coerced14;
+}
+}
+}
+if(errors === _errs41){
+if(typeof data18 === "string"){
+if(func3(data18) < 1){
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data18}];
+return false;
+}
+}
+}
+var valid4 = _errs41 === errors;
+if(!valid4){
 break;
 }
 }
-if(_errs41 === errors){
-if(data17.session_ttl_seconds !== undefined){
-let data18 = data17.session_ttl_seconds;
-const _errs42 = errors;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-let dataType13 = typeof data18;
-let coerced13 = undefined;
-if(!(coerced13 !== undefined)){
-if(dataType13 === "boolean" || data18 === null
-              || (dataType13 === "string" && data18 && data18 == +data18 && !(data18 % 1))){
-coerced13 = +data18;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.console.properties.session_ttl_seconds.type,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data18}];
-return false;
-}
-}
-if(coerced13 !== undefined){
-data18 = coerced13;
-if(data17 !== undefined){
-data17["session_ttl_seconds"] = coerced13;
-}
-}
-}
-if(errors === _errs42){
-if(typeof data18 == "number"){
-if(data18 > 604800 || isNaN(data18)){
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800",schema:604800,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data18}];
-return false;
-}
-else {
-if(data18 < 1 || isNaN(data18)){
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data18}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.console.type,parentSchema:schema11.properties.console,data:data17}];
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data17}];
 return false;
 }
 }
@@ -736,54 +764,9 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.log_level !== undefined){
-let data19 = data.log_level;
-const _errs44 = errors;
-const _errs45 = errors;
-let valid6 = false;
-const _errs46 = errors;
-if(typeof data19 !== "string"){
-let dataType14 = typeof data19;
-let coerced14 = undefined;
-if(!(coerced14 !== undefined)){
-if(dataType14 == "number" || dataType14 == "boolean"){
-coerced14 = "" + data19;
-}
-else if(data19 === null){
-coerced14 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data19};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced14 !== undefined){
-data19 = coerced14;
-if(data !== undefined){
-data["log_level"] = coerced14;
-}
-}
-}
-if("fatal" !== data19){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data19};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs46 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs48 = errors;
+if(data.admin_key !== undefined){
+let data19 = data.admin_key;
+const _errs43 = errors;
 if(typeof data19 !== "string"){
 let dataType15 = typeof data19;
 let coerced15 = undefined;
@@ -795,7 +778,156 @@ else if(data19 === null){
 coerced15 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data19};
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data19}];
+return false;
+}
+}
+if(coerced15 !== undefined){
+data19 = coerced15;
+if(data !== undefined){
+data["admin_key"] = coerced15;
+}
+}
+}
+if(errors === _errs43){
+if(typeof data19 === "string"){
+if(func3(data19) < 16){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data19}];
+return false;
+}
+}
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.console !== undefined){
+let data20 = data.console;
+const _errs45 = errors;
+if(errors === _errs45){
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+const _errs47 = errors;
+for(const key4 in data20){
+if(!(key4 === "session_ttl_seconds")){
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data20}];
+return false;
+break;
+}
+}
+if(_errs47 === errors){
+if(data20.session_ttl_seconds !== undefined){
+let data21 = data20.session_ttl_seconds;
+const _errs48 = errors;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+let dataType16 = typeof data21;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 === "boolean" || data21 === null
+              || (dataType16 === "string" && data21 && data21 == +data21 && !(data21 % 1))){
+coerced16 = +data21;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.console.properties.session_ttl_seconds.type,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data21}];
+return false;
+}
+}
+if(coerced16 !== undefined){
+data21 = coerced16;
+if(data20 !== undefined){
+data20["session_ttl_seconds"] = coerced16;
+}
+}
+}
+if(errors === _errs48){
+if(typeof data21 == "number"){
+if(data21 > 604800 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800",schema:604800,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data21}];
+return false;
+}
+else {
+if(data21 < 1 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data21}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.console.type,parentSchema:schema11.properties.console,data:data20}];
+return false;
+}
+}
+var valid0 = _errs45 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.log_level !== undefined){
+let data22 = data.log_level;
+const _errs50 = errors;
+const _errs51 = errors;
+let valid6 = false;
+const _errs52 = errors;
+if(typeof data22 !== "string"){
+let dataType17 = typeof data22;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 == "number" || dataType17 == "boolean"){
+coerced17 = "" + data22;
+}
+else if(data22 === null){
+coerced17 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data22};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced17 !== undefined){
+data22 = coerced17;
+if(data !== undefined){
+data["log_level"] = coerced17;
+}
+}
+}
+if("fatal" !== data22){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data22};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs52 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _errs54 = errors;
+if(typeof data22 !== "string"){
+let dataType18 = typeof data22;
+let coerced18 = undefined;
+if(!(coerced18 !== undefined)){
+if(dataType18 == "number" || dataType18 == "boolean"){
+coerced18 = "" + data22;
+}
+else if(data22 === null){
+coerced18 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data22};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -805,15 +937,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced15 !== undefined){
-data19 = coerced15;
+if(coerced18 !== undefined){
+data22 = coerced18;
 if(data !== undefined){
-data["log_level"] = coerced15;
+data["log_level"] = coerced18;
 }
 }
 }
-if("error" !== data19){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data19};
+if("error" !== data22){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data22};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -822,22 +954,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs48 === errors;
+var _valid0 = _errs54 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs50 = errors;
-if(typeof data19 !== "string"){
-let dataType16 = typeof data19;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 == "number" || dataType16 == "boolean"){
-coerced16 = "" + data19;
+const _errs56 = errors;
+if(typeof data22 !== "string"){
+let dataType19 = typeof data22;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 == "number" || dataType19 == "boolean"){
+coerced19 = "" + data22;
 }
-else if(data19 === null){
-coerced16 = "";
+else if(data22 === null){
+coerced19 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data19};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data22};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -847,15 +979,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced16 !== undefined){
-data19 = coerced16;
+if(coerced19 !== undefined){
+data22 = coerced19;
 if(data !== undefined){
-data["log_level"] = coerced16;
+data["log_level"] = coerced19;
 }
 }
 }
-if("warn" !== data19){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data19};
+if("warn" !== data22){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data22};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -864,22 +996,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs50 === errors;
+var _valid0 = _errs56 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs52 = errors;
-if(typeof data19 !== "string"){
-let dataType17 = typeof data19;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 == "number" || dataType17 == "boolean"){
-coerced17 = "" + data19;
+const _errs58 = errors;
+if(typeof data22 !== "string"){
+let dataType20 = typeof data22;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 == "number" || dataType20 == "boolean"){
+coerced20 = "" + data22;
 }
-else if(data19 === null){
-coerced17 = "";
+else if(data22 === null){
+coerced20 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data19};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data22};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -889,15 +1021,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced17 !== undefined){
-data19 = coerced17;
+if(coerced20 !== undefined){
+data22 = coerced20;
 if(data !== undefined){
-data["log_level"] = coerced17;
+data["log_level"] = coerced20;
 }
 }
 }
-if("info" !== data19){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data19};
+if("info" !== data22){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data22};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -906,22 +1038,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs52 === errors;
+var _valid0 = _errs58 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs54 = errors;
-if(typeof data19 !== "string"){
-let dataType18 = typeof data19;
-let coerced18 = undefined;
-if(!(coerced18 !== undefined)){
-if(dataType18 == "number" || dataType18 == "boolean"){
-coerced18 = "" + data19;
+const _errs60 = errors;
+if(typeof data22 !== "string"){
+let dataType21 = typeof data22;
+let coerced21 = undefined;
+if(!(coerced21 !== undefined)){
+if(dataType21 == "number" || dataType21 == "boolean"){
+coerced21 = "" + data22;
 }
-else if(data19 === null){
-coerced18 = "";
+else if(data22 === null){
+coerced21 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data19};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data22};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -931,15 +1063,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced18 !== undefined){
-data19 = coerced18;
+if(coerced21 !== undefined){
+data22 = coerced21;
 if(data !== undefined){
-data["log_level"] = coerced18;
+data["log_level"] = coerced21;
 }
 }
 }
-if("debug" !== data19){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data19};
+if("debug" !== data22){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data22};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -948,22 +1080,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs54 === errors;
+var _valid0 = _errs60 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs56 = errors;
-if(typeof data19 !== "string"){
-let dataType19 = typeof data19;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 == "number" || dataType19 == "boolean"){
-coerced19 = "" + data19;
+const _errs62 = errors;
+if(typeof data22 !== "string"){
+let dataType22 = typeof data22;
+let coerced22 = undefined;
+if(!(coerced22 !== undefined)){
+if(dataType22 == "number" || dataType22 == "boolean"){
+coerced22 = "" + data22;
 }
-else if(data19 === null){
-coerced19 = "";
+else if(data22 === null){
+coerced22 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data19};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data22};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -973,15 +1105,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced19 !== undefined){
-data19 = coerced19;
+if(coerced22 !== undefined){
+data22 = coerced22;
 if(data !== undefined){
-data["log_level"] = coerced19;
+data["log_level"] = coerced22;
 }
 }
 }
-if("trace" !== data19){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data19};
+if("trace" !== data22){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data22};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -990,22 +1122,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs56 === errors;
+var _valid0 = _errs62 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs58 = errors;
-if(typeof data19 !== "string"){
-let dataType20 = typeof data19;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 == "number" || dataType20 == "boolean"){
-coerced20 = "" + data19;
+const _errs64 = errors;
+if(typeof data22 !== "string"){
+let dataType23 = typeof data22;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 == "number" || dataType23 == "boolean"){
+coerced23 = "" + data22;
 }
-else if(data19 === null){
-coerced20 = "";
+else if(data22 === null){
+coerced23 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data19};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data22};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1015,15 +1147,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced20 !== undefined){
-data19 = coerced20;
+if(coerced23 !== undefined){
+data22 = coerced23;
 if(data !== undefined){
-data["log_level"] = coerced20;
+data["log_level"] = coerced23;
 }
 }
 }
-if("silent" !== data19){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data19};
+if("silent" !== data22){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data22};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1032,7 +1164,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs58 === errors;
+var _valid0 = _errs64 === errors;
 valid6 = valid6 || _valid0;
 }
 }
@@ -1041,7 +1173,7 @@ valid6 = valid6 || _valid0;
 }
 }
 if(!valid6){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data19};
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data22};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1053,434 +1185,434 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs45;
+errors = _errs51;
 if(vErrors !== null){
-if(_errs45){
-vErrors.length = _errs45;
+if(_errs51){
+vErrors.length = _errs51;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs44 === errors;
+var valid0 = _errs50 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data20 = data.limits;
-const _errs60 = errors;
-if(errors === _errs60){
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-const _errs62 = errors;
-for(const key5 in data20){
-if(!(((key5 === "key") || (key5 === "ip")) || (key5 === "account"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data20}];
-return false;
-break;
-}
-}
-if(_errs62 === errors){
-if(data20.key !== undefined){
-let data21 = data20.key;
-const _errs63 = errors;
-if(errors === _errs63){
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-const _errs65 = errors;
-for(const key6 in data21){
-if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data21}];
-return false;
-break;
-}
-}
-if(_errs65 === errors){
-if(data21.rpm !== undefined){
-let data22 = data21.rpm;
+let data23 = data.limits;
 const _errs66 = errors;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-let dataType21 = typeof data22;
-let coerced21 = undefined;
-if(!(coerced21 !== undefined)){
-if(dataType21 === "boolean" || data22 === null
-              || (dataType21 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
-coerced21 = +data22;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data22}];
-return false;
-}
-}
-if(coerced21 !== undefined){
-data22 = coerced21;
-if(data21 !== undefined){
-data21["rpm"] = coerced21;
-}
-}
-}
 if(errors === _errs66){
-if(typeof data22 == "number"){
-if(data22 < 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data22}];
-return false;
-}
-}
-}
-var valid8 = _errs66 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data21.rps !== undefined){
-let data23 = data21.rps;
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
 const _errs68 = errors;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-let dataType22 = typeof data23;
-let coerced22 = undefined;
-if(!(coerced22 !== undefined)){
-if(dataType22 === "boolean" || data23 === null
-              || (dataType22 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
-coerced22 = +data23;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data23}];
-return false;
-}
-}
-if(coerced22 !== undefined){
-data23 = coerced22;
-if(data21 !== undefined){
-data21["rps"] = coerced22;
-}
-}
-}
-if(errors === _errs68){
-if(typeof data23 == "number"){
-if(data23 < 1 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data23}];
-return false;
-}
-}
-}
-var valid8 = _errs68 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data21.tpm !== undefined){
-let data24 = data21.tpm;
-const _errs70 = errors;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
-let dataType23 = typeof data24;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 === "boolean" || data24 === null
-              || (dataType23 === "string" && data24 && data24 == +data24 && !(data24 % 1))){
-coerced23 = +data24;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data24}];
-return false;
-}
-}
-if(coerced23 !== undefined){
-data24 = coerced23;
-if(data21 !== undefined){
-data21["tpm"] = coerced23;
-}
-}
-}
-if(errors === _errs70){
-if(typeof data24 == "number"){
-if(data24 < 1 || isNaN(data24)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data24}];
-return false;
-}
-}
-}
-var valid8 = _errs70 === errors;
-}
-else {
-var valid8 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data21}];
-return false;
-}
-}
-var valid7 = _errs63 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data20.ip !== undefined){
-let data25 = data20.ip;
-const _errs72 = errors;
-if(errors === _errs72){
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-const _errs74 = errors;
-for(const key7 in data25){
-if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data25}];
+for(const key5 in data23){
+if(!(((key5 === "key") || (key5 === "ip")) || (key5 === "account"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data23}];
 return false;
 break;
 }
 }
-if(_errs74 === errors){
-if(data25.rpm !== undefined){
-let data26 = data25.rpm;
-const _errs75 = errors;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-let dataType24 = typeof data26;
+if(_errs68 === errors){
+if(data23.key !== undefined){
+let data24 = data23.key;
+const _errs69 = errors;
+if(errors === _errs69){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+const _errs71 = errors;
+for(const key6 in data24){
+if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data24}];
+return false;
+break;
+}
+}
+if(_errs71 === errors){
+if(data24.rpm !== undefined){
+let data25 = data24.rpm;
+const _errs72 = errors;
+if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
+let dataType24 = typeof data25;
 let coerced24 = undefined;
 if(!(coerced24 !== undefined)){
-if(dataType24 === "boolean" || data26 === null
-              || (dataType24 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
-coerced24 = +data26;
+if(dataType24 === "boolean" || data25 === null
+              || (dataType24 === "string" && data25 && data25 == +data25 && !(data25 % 1))){
+coerced24 = +data25;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data26}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data25}];
 return false;
 }
 }
 if(coerced24 !== undefined){
-data26 = coerced24;
-if(data25 !== undefined){
-data25["rpm"] = coerced24;
+data25 = coerced24;
+if(data24 !== undefined){
+data24["rpm"] = coerced24;
 }
 }
 }
-if(errors === _errs75){
-if(typeof data26 == "number"){
-if(data26 < 1 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data26}];
+if(errors === _errs72){
+if(typeof data25 == "number"){
+if(data25 < 1 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data25}];
 return false;
 }
 }
 }
-var valid9 = _errs75 === errors;
+var valid8 = _errs72 === errors;
 }
 else {
-var valid9 = true;
+var valid8 = true;
 }
-if(valid9){
-if(data25.rps !== undefined){
-let data27 = data25.rps;
-const _errs77 = errors;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-let dataType25 = typeof data27;
+if(valid8){
+if(data24.rps !== undefined){
+let data26 = data24.rps;
+const _errs74 = errors;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+let dataType25 = typeof data26;
 let coerced25 = undefined;
 if(!(coerced25 !== undefined)){
-if(dataType25 === "boolean" || data27 === null
-              || (dataType25 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
-coerced25 = +data27;
+if(dataType25 === "boolean" || data26 === null
+              || (dataType25 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
+coerced25 = +data26;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data27}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data26}];
 return false;
 }
 }
 if(coerced25 !== undefined){
-data27 = coerced25;
-if(data25 !== undefined){
-data25["rps"] = coerced25;
+data26 = coerced25;
+if(data24 !== undefined){
+data24["rps"] = coerced25;
 }
 }
 }
-if(errors === _errs77){
-if(typeof data27 == "number"){
-if(data27 < 1 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data27}];
+if(errors === _errs74){
+if(typeof data26 == "number"){
+if(data26 < 1 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data26}];
 return false;
 }
 }
 }
-var valid9 = _errs77 === errors;
+var valid8 = _errs74 === errors;
 }
 else {
-var valid9 = true;
+var valid8 = true;
 }
-if(valid9){
-if(data25.tpm !== undefined){
-let data28 = data25.tpm;
-const _errs79 = errors;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-let dataType26 = typeof data28;
+if(valid8){
+if(data24.tpm !== undefined){
+let data27 = data24.tpm;
+const _errs76 = errors;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+let dataType26 = typeof data27;
 let coerced26 = undefined;
 if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data28 === null
-              || (dataType26 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
-coerced26 = +data28;
+if(dataType26 === "boolean" || data27 === null
+              || (dataType26 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
+coerced26 = +data27;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data28}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data27}];
 return false;
 }
 }
 if(coerced26 !== undefined){
-data28 = coerced26;
-if(data25 !== undefined){
-data25["tpm"] = coerced26;
+data27 = coerced26;
+if(data24 !== undefined){
+data24["tpm"] = coerced26;
 }
 }
 }
-if(errors === _errs79){
-if(typeof data28 == "number"){
-if(data28 < 1 || isNaN(data28)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data28}];
+if(errors === _errs76){
+if(typeof data27 == "number"){
+if(data27 < 1 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data27}];
 return false;
 }
 }
 }
-var valid9 = _errs79 === errors;
+var valid8 = _errs76 === errors;
 }
 else {
-var valid9 = true;
+var valid8 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data24}];
 return false;
 }
 }
-var valid7 = _errs72 === errors;
+var valid7 = _errs69 === errors;
 }
 else {
 var valid7 = true;
 }
 if(valid7){
-if(data20.account !== undefined){
-let data29 = data20.account;
-const _errs81 = errors;
-if(errors === _errs81){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-const _errs83 = errors;
-for(const key8 in data29){
-if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data29}];
+if(data23.ip !== undefined){
+let data28 = data23.ip;
+const _errs78 = errors;
+if(errors === _errs78){
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+const _errs80 = errors;
+for(const key7 in data28){
+if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data28}];
 return false;
 break;
 }
 }
-if(_errs83 === errors){
-if(data29.rpm !== undefined){
-let data30 = data29.rpm;
-const _errs84 = errors;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-let dataType27 = typeof data30;
+if(_errs80 === errors){
+if(data28.rpm !== undefined){
+let data29 = data28.rpm;
+const _errs81 = errors;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+let dataType27 = typeof data29;
 let coerced27 = undefined;
 if(!(coerced27 !== undefined)){
-if(dataType27 === "boolean" || data30 === null
-              || (dataType27 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
-coerced27 = +data30;
+if(dataType27 === "boolean" || data29 === null
+              || (dataType27 === "string" && data29 && data29 == +data29 && !(data29 % 1))){
+coerced27 = +data29;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data30}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data29}];
 return false;
 }
 }
 if(coerced27 !== undefined){
-data30 = coerced27;
-if(data29 !== undefined){
-data29["rpm"] = coerced27;
+data29 = coerced27;
+if(data28 !== undefined){
+data28["rpm"] = coerced27;
 }
 }
 }
-if(errors === _errs84){
-if(typeof data30 == "number"){
-if(data30 < 1 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data30}];
+if(errors === _errs81){
+if(typeof data29 == "number"){
+if(data29 < 1 || isNaN(data29)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data29}];
 return false;
 }
 }
 }
-var valid10 = _errs84 === errors;
+var valid9 = _errs81 === errors;
 }
 else {
-var valid10 = true;
+var valid9 = true;
 }
-if(valid10){
-if(data29.rps !== undefined){
-let data31 = data29.rps;
-const _errs86 = errors;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-let dataType28 = typeof data31;
+if(valid9){
+if(data28.rps !== undefined){
+let data30 = data28.rps;
+const _errs83 = errors;
+if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
+let dataType28 = typeof data30;
 let coerced28 = undefined;
 if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data31 === null
-              || (dataType28 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
-coerced28 = +data31;
+if(dataType28 === "boolean" || data30 === null
+              || (dataType28 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
+coerced28 = +data30;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data30}];
 return false;
 }
 }
 if(coerced28 !== undefined){
-data31 = coerced28;
-if(data29 !== undefined){
-data29["rps"] = coerced28;
+data30 = coerced28;
+if(data28 !== undefined){
+data28["rps"] = coerced28;
 }
 }
 }
-if(errors === _errs86){
-if(typeof data31 == "number"){
-if(data31 < 1 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data31}];
+if(errors === _errs83){
+if(typeof data30 == "number"){
+if(data30 < 1 || isNaN(data30)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data30}];
 return false;
 }
 }
 }
-var valid10 = _errs86 === errors;
+var valid9 = _errs83 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data28.tpm !== undefined){
+let data31 = data28.tpm;
+const _errs85 = errors;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+let dataType29 = typeof data31;
+let coerced29 = undefined;
+if(!(coerced29 !== undefined)){
+if(dataType29 === "boolean" || data31 === null
+              || (dataType29 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
+coerced29 = +data31;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data31}];
+return false;
+}
+}
+if(coerced29 !== undefined){
+data31 = coerced29;
+if(data28 !== undefined){
+data28["tpm"] = coerced29;
+}
+}
+}
+if(errors === _errs85){
+if(typeof data31 == "number"){
+if(data31 < 1 || isNaN(data31)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data31}];
+return false;
+}
+}
+}
+var valid9 = _errs85 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data28}];
+return false;
+}
+}
+var valid7 = _errs78 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data23.account !== undefined){
+let data32 = data23.account;
+const _errs87 = errors;
+if(errors === _errs87){
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+const _errs89 = errors;
+for(const key8 in data32){
+if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data32}];
+return false;
+break;
+}
+}
+if(_errs89 === errors){
+if(data32.rpm !== undefined){
+let data33 = data32.rpm;
+const _errs90 = errors;
+if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
+let dataType30 = typeof data33;
+let coerced30 = undefined;
+if(!(coerced30 !== undefined)){
+if(dataType30 === "boolean" || data33 === null
+              || (dataType30 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
+coerced30 = +data33;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data33}];
+return false;
+}
+}
+if(coerced30 !== undefined){
+data33 = coerced30;
+if(data32 !== undefined){
+data32["rpm"] = coerced30;
+}
+}
+}
+if(errors === _errs90){
+if(typeof data33 == "number"){
+if(data33 < 1 || isNaN(data33)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data33}];
+return false;
+}
+}
+}
+var valid10 = _errs90 === errors;
 }
 else {
 var valid10 = true;
 }
 if(valid10){
-if(data29.tpm !== undefined){
-let data32 = data29.tpm;
-const _errs88 = errors;
-if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
-let dataType29 = typeof data32;
-let coerced29 = undefined;
-if(!(coerced29 !== undefined)){
-if(dataType29 === "boolean" || data32 === null
-              || (dataType29 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
-coerced29 = +data32;
+if(data32.rps !== undefined){
+let data34 = data32.rps;
+const _errs92 = errors;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+let dataType31 = typeof data34;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 === "boolean" || data34 === null
+              || (dataType31 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
+coerced31 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data32}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data34}];
 return false;
 }
 }
-if(coerced29 !== undefined){
-data32 = coerced29;
-if(data29 !== undefined){
-data29["tpm"] = coerced29;
+if(coerced31 !== undefined){
+data34 = coerced31;
+if(data32 !== undefined){
+data32["rps"] = coerced31;
 }
 }
 }
-if(errors === _errs88){
-if(typeof data32 == "number"){
-if(data32 < 1 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data32}];
+if(errors === _errs92){
+if(typeof data34 == "number"){
+if(data34 < 1 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data34}];
 return false;
 }
 }
 }
-var valid10 = _errs88 === errors;
+var valid10 = _errs92 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data32.tpm !== undefined){
+let data35 = data32.tpm;
+const _errs94 = errors;
+if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+let dataType32 = typeof data35;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 === "boolean" || data35 === null
+              || (dataType32 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
+coerced32 = +data35;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data35}];
+return false;
+}
+}
+if(coerced32 !== undefined){
+data35 = coerced32;
+if(data32 !== undefined){
+data32["tpm"] = coerced32;
+}
+}
+}
+if(errors === _errs94){
+if(typeof data35 == "number"){
+if(data35 < 1 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data35}];
+return false;
+}
+}
+}
+var valid10 = _errs94 === errors;
 }
 else {
 var valid10 = true;
@@ -1490,11 +1622,11 @@ var valid10 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data29}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data32}];
 return false;
 }
 }
-var valid7 = _errs81 === errors;
+var valid7 = _errs87 === errors;
 }
 else {
 var valid7 = true;
@@ -1504,129 +1636,129 @@ var valid7 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data23}];
 return false;
 }
 }
-var valid0 = _errs60 === errors;
+var valid0 = _errs66 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data33 = data.failover;
-const _errs90 = errors;
-if(errors === _errs90){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-const _errs92 = errors;
-for(const key9 in data33){
+let data36 = data.failover;
+const _errs96 = errors;
+if(errors === _errs96){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+const _errs98 = errors;
+for(const key9 in data36){
 if(!((key9 === "max_attempts") || (key9 === "retry_on_status"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data36}];
 return false;
 break;
 }
 }
-if(_errs92 === errors){
-if(data33.max_attempts !== undefined){
-let data34 = data33.max_attempts;
-const _errs93 = errors;
-if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
-let dataType30 = typeof data34;
-let coerced30 = undefined;
-if(!(coerced30 !== undefined)){
-if(dataType30 === "boolean" || data34 === null
-              || (dataType30 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
-coerced30 = +data34;
+if(_errs98 === errors){
+if(data36.max_attempts !== undefined){
+let data37 = data36.max_attempts;
+const _errs99 = errors;
+if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+let dataType33 = typeof data37;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 === "boolean" || data37 === null
+              || (dataType33 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
+coerced33 = +data37;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data37}];
 return false;
 }
 }
-if(coerced30 !== undefined){
-data34 = coerced30;
-if(data33 !== undefined){
-data33["max_attempts"] = coerced30;
+if(coerced33 !== undefined){
+data37 = coerced33;
+if(data36 !== undefined){
+data36["max_attempts"] = coerced33;
 }
 }
 }
-if(errors === _errs93){
-if(typeof data34 == "number"){
-if(data34 > 20 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
+if(errors === _errs99){
+if(typeof data37 == "number"){
+if(data37 > 20 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data37}];
 return false;
 }
 else {
-if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
+if(data37 < 1 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data37}];
 return false;
 }
 }
 }
 }
-var valid11 = _errs93 === errors;
+var valid11 = _errs99 === errors;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data33.retry_on_status !== undefined){
-let data35 = data33.retry_on_status;
-const _errs95 = errors;
-if(errors === _errs95){
-if(Array.isArray(data35)){
+if(data36.retry_on_status !== undefined){
+let data38 = data36.retry_on_status;
+const _errs101 = errors;
+if(errors === _errs101){
+if(Array.isArray(data38)){
 var valid12 = true;
-const len1 = data35.length;
+const len1 = data38.length;
 for(let i1=0; i1<len1; i1++){
-let data36 = data35[i1];
-const _errs97 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
-let dataType31 = typeof data36;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data36 === null
-              || (dataType31 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
-coerced31 = +data36;
+let data39 = data38[i1];
+const _errs103 = errors;
+if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+let dataType34 = typeof data39;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 === "boolean" || data39 === null
+              || (dataType34 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
+coerced34 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data39}];
 return false;
 }
 }
-if(coerced31 !== undefined){
-data36 = coerced31;
-if(data35 !== undefined){
-data35[i1] = coerced31;
+if(coerced34 !== undefined){
+data39 = coerced34;
+if(data38 !== undefined){
+data38[i1] = coerced34;
 }
 }
 }
-if(errors === _errs97){
-if(typeof data36 == "number"){
-if(data36 > 599 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+if(errors === _errs103){
+if(typeof data39 == "number"){
+if(data39 > 599 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data39}];
 return false;
 }
 else {
-if(data36 < 400 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+if(data39 < 400 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data39}];
 return false;
 }
 }
 }
 }
-var valid12 = _errs97 === errors;
+var valid12 = _errs103 === errors;
 if(!valid12){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data38}];
 return false;
 }
 }
-var valid11 = _errs95 === errors;
+var valid11 = _errs101 === errors;
 }
 else {
 var valid11 = true;
@@ -1635,143 +1767,32 @@ var valid11 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data36}];
 return false;
 }
 }
-var valid0 = _errs90 === errors;
+var valid0 = _errs96 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data37 = data.timeouts;
-const _errs99 = errors;
-if(errors === _errs99){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-const _errs101 = errors;
-for(const key10 in data37){
+let data40 = data.timeouts;
+const _errs105 = errors;
+if(errors === _errs105){
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+const _errs107 = errors;
+for(const key10 in data40){
 if(!((((key10 === "connect_ms") || (key10 === "first_byte_ms")) || (key10 === "idle_ms")) || (key10 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data40}];
 return false;
 break;
 }
 }
-if(_errs101 === errors){
-if(data37.connect_ms !== undefined){
-let data38 = data37.connect_ms;
-const _errs102 = errors;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
-let dataType32 = typeof data38;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data38 === null
-              || (dataType32 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced32 = +data38;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data38}];
-return false;
-}
-}
-if(coerced32 !== undefined){
-data38 = coerced32;
-if(data37 !== undefined){
-data37["connect_ms"] = coerced32;
-}
-}
-}
-if(errors === _errs102){
-if(typeof data38 == "number"){
-if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data38}];
-return false;
-}
-}
-}
-var valid13 = _errs102 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data37.first_byte_ms !== undefined){
-let data39 = data37.first_byte_ms;
-const _errs104 = errors;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
-let dataType33 = typeof data39;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 === "boolean" || data39 === null
-              || (dataType33 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
-coerced33 = +data39;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data39}];
-return false;
-}
-}
-if(coerced33 !== undefined){
-data39 = coerced33;
-if(data37 !== undefined){
-data37["first_byte_ms"] = coerced33;
-}
-}
-}
-if(errors === _errs104){
-if(typeof data39 == "number"){
-if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data39}];
-return false;
-}
-}
-}
-var valid13 = _errs104 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data37.idle_ms !== undefined){
-let data40 = data37.idle_ms;
-const _errs106 = errors;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-let dataType34 = typeof data40;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data40 === null
-              || (dataType34 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
-coerced34 = +data40;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data40}];
-return false;
-}
-}
-if(coerced34 !== undefined){
-data40 = coerced34;
-if(data37 !== undefined){
-data37["idle_ms"] = coerced34;
-}
-}
-}
-if(errors === _errs106){
-if(typeof data40 == "number"){
-if(data40 < 1 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data40}];
-return false;
-}
-}
-}
-var valid13 = _errs106 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data37.total_ms !== undefined){
-let data41 = data37.total_ms;
+if(_errs107 === errors){
+if(data40.connect_ms !== undefined){
+let data41 = data40.connect_ms;
 const _errs108 = errors;
 if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
 let dataType35 = typeof data41;
@@ -1782,26 +1803,137 @@ if(dataType35 === "boolean" || data41 === null
 coerced35 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data41}];
 return false;
 }
 }
 if(coerced35 !== undefined){
 data41 = coerced35;
-if(data37 !== undefined){
-data37["total_ms"] = coerced35;
+if(data40 !== undefined){
+data40["connect_ms"] = coerced35;
 }
 }
 }
 if(errors === _errs108){
 if(typeof data41 == "number"){
 if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data41}];
 return false;
 }
 }
 }
 var valid13 = _errs108 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data40.first_byte_ms !== undefined){
+let data42 = data40.first_byte_ms;
+const _errs110 = errors;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+let dataType36 = typeof data42;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 === "boolean" || data42 === null
+              || (dataType36 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
+coerced36 = +data42;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data42}];
+return false;
+}
+}
+if(coerced36 !== undefined){
+data42 = coerced36;
+if(data40 !== undefined){
+data40["first_byte_ms"] = coerced36;
+}
+}
+}
+if(errors === _errs110){
+if(typeof data42 == "number"){
+if(data42 < 1 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data42}];
+return false;
+}
+}
+}
+var valid13 = _errs110 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data40.idle_ms !== undefined){
+let data43 = data40.idle_ms;
+const _errs112 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+let dataType37 = typeof data43;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data43 === null
+              || (dataType37 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
+coerced37 = +data43;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data43}];
+return false;
+}
+}
+if(coerced37 !== undefined){
+data43 = coerced37;
+if(data40 !== undefined){
+data40["idle_ms"] = coerced37;
+}
+}
+}
+if(errors === _errs112){
+if(typeof data43 == "number"){
+if(data43 < 1 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data43}];
+return false;
+}
+}
+}
+var valid13 = _errs112 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data40.total_ms !== undefined){
+let data44 = data40.total_ms;
+const _errs114 = errors;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+let dataType38 = typeof data44;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data44 === null
+              || (dataType38 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
+coerced38 = +data44;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data44}];
+return false;
+}
+}
+if(coerced38 !== undefined){
+data44 = coerced38;
+if(data40 !== undefined){
+data40["total_ms"] = coerced38;
+}
+}
+}
+if(errors === _errs114){
+if(typeof data44 == "number"){
+if(data44 < 1 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data44}];
+return false;
+}
+}
+}
+var valid13 = _errs114 === errors;
 }
 else {
 var valid13 = true;
@@ -1812,99 +1944,99 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data40}];
 return false;
 }
 }
-var valid0 = _errs99 === errors;
+var valid0 = _errs105 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data42 = data.node_replies;
-const _errs110 = errors;
-if(errors === _errs110){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-const _errs112 = errors;
-for(const key11 in data42){
+let data45 = data.node_replies;
+const _errs116 = errors;
+if(errors === _errs116){
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+const _errs118 = errors;
+for(const key11 in data45){
 if(!((key11 === "max_json_bytes") || (key11 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data45}];
 return false;
 break;
 }
 }
-if(_errs112 === errors){
-if(data42.max_json_bytes !== undefined){
-let data43 = data42.max_json_bytes;
-const _errs113 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-let dataType36 = typeof data43;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data43 === null
-              || (dataType36 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
-coerced36 = +data43;
+if(_errs118 === errors){
+if(data45.max_json_bytes !== undefined){
+let data46 = data45.max_json_bytes;
+const _errs119 = errors;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+let dataType39 = typeof data46;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data46 === null
+              || (dataType39 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
+coerced39 = +data46;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data46}];
 return false;
 }
 }
-if(coerced36 !== undefined){
-data43 = coerced36;
-if(data42 !== undefined){
-data42["max_json_bytes"] = coerced36;
+if(coerced39 !== undefined){
+data46 = coerced39;
+if(data45 !== undefined){
+data45["max_json_bytes"] = coerced39;
 }
 }
 }
-if(errors === _errs113){
-if(typeof data43 == "number"){
-if(data43 < 1024 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data43}];
+if(errors === _errs119){
+if(typeof data46 == "number"){
+if(data46 < 1024 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data46}];
 return false;
 }
 }
 }
-var valid14 = _errs113 === errors;
+var valid14 = _errs119 === errors;
 }
 else {
 var valid14 = true;
 }
 if(valid14){
-if(data42.max_event_bytes !== undefined){
-let data44 = data42.max_event_bytes;
-const _errs115 = errors;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-let dataType37 = typeof data44;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data44 === null
-              || (dataType37 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
-coerced37 = +data44;
+if(data45.max_event_bytes !== undefined){
+let data47 = data45.max_event_bytes;
+const _errs121 = errors;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+let dataType40 = typeof data47;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 === "boolean" || data47 === null
+              || (dataType40 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
+coerced40 = +data47;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data47}];
 return false;
 }
 }
-if(coerced37 !== undefined){
-data44 = coerced37;
-if(data42 !== undefined){
-data42["max_event_bytes"] = coerced37;
+if(coerced40 !== undefined){
+data47 = coerced40;
+if(data45 !== undefined){
+data45["max_event_bytes"] = coerced40;
 }
 }
 }
-if(errors === _errs115){
-if(typeof data44 == "number"){
-if(data44 < 1024 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data44}];
+if(errors === _errs121){
+if(typeof data47 == "number"){
+if(data47 < 1024 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data47}];
 return false;
 }
 }
 }
-var valid14 = _errs115 === errors;
+var valid14 = _errs121 === errors;
 }
 else {
 var valid14 = true;
@@ -1913,143 +2045,32 @@ var valid14 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data45}];
 return false;
 }
 }
-var valid0 = _errs110 === errors;
+var valid0 = _errs116 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data45 = data.health;
-const _errs117 = errors;
-if(errors === _errs117){
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-const _errs119 = errors;
-for(const key12 in data45){
+let data48 = data.health;
+const _errs123 = errors;
+if(errors === _errs123){
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+const _errs125 = errors;
+for(const key12 in data48){
 if(!((((((key12 === "failure_threshold") || (key12 === "base_ejection_ms")) || (key12 === "max_ejection_ms")) || (key12 === "probe_interval_ms")) || (key12 === "probe_path")) || (key12 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data48}];
 return false;
 break;
 }
 }
-if(_errs119 === errors){
-if(data45.failure_threshold !== undefined){
-let data46 = data45.failure_threshold;
-const _errs120 = errors;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-let dataType38 = typeof data46;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data46 === null
-              || (dataType38 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
-coerced38 = +data46;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data46}];
-return false;
-}
-}
-if(coerced38 !== undefined){
-data46 = coerced38;
-if(data45 !== undefined){
-data45["failure_threshold"] = coerced38;
-}
-}
-}
-if(errors === _errs120){
-if(typeof data46 == "number"){
-if(data46 < 1 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data46}];
-return false;
-}
-}
-}
-var valid15 = _errs120 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data45.base_ejection_ms !== undefined){
-let data47 = data45.base_ejection_ms;
-const _errs122 = errors;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-let dataType39 = typeof data47;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data47 === null
-              || (dataType39 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
-coerced39 = +data47;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data47}];
-return false;
-}
-}
-if(coerced39 !== undefined){
-data47 = coerced39;
-if(data45 !== undefined){
-data45["base_ejection_ms"] = coerced39;
-}
-}
-}
-if(errors === _errs122){
-if(typeof data47 == "number"){
-if(data47 < 1 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data47}];
-return false;
-}
-}
-}
-var valid15 = _errs122 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data45.max_ejection_ms !== undefined){
-let data48 = data45.max_ejection_ms;
-const _errs124 = errors;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-let dataType40 = typeof data48;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data48 === null
-              || (dataType40 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
-coerced40 = +data48;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data48}];
-return false;
-}
-}
-if(coerced40 !== undefined){
-data48 = coerced40;
-if(data45 !== undefined){
-data45["max_ejection_ms"] = coerced40;
-}
-}
-}
-if(errors === _errs124){
-if(typeof data48 == "number"){
-if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data48}];
-return false;
-}
-}
-}
-var valid15 = _errs124 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data45.probe_interval_ms !== undefined){
-let data49 = data45.probe_interval_ms;
+if(_errs125 === errors){
+if(data48.failure_threshold !== undefined){
+let data49 = data48.failure_threshold;
 const _errs126 = errors;
 if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 let dataType41 = typeof data49;
@@ -2060,21 +2081,21 @@ if(dataType41 === "boolean" || data49 === null
 coerced41 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data49}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data49 = coerced41;
-if(data45 !== undefined){
-data45["probe_interval_ms"] = coerced41;
+if(data48 !== undefined){
+data48["failure_threshold"] = coerced41;
 }
 }
 }
 if(errors === _errs126){
 if(typeof data49 == "number"){
-if(data49 < 0 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data49}];
+if(data49 < 1 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data49}];
 return false;
 }
 }
@@ -2085,35 +2106,33 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data45.probe_path !== undefined){
-let data50 = data45.probe_path;
+if(data48.base_ejection_ms !== undefined){
+let data50 = data48.base_ejection_ms;
 const _errs128 = errors;
-if(typeof data50 !== "string"){
+if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
 let dataType42 = typeof data50;
 let coerced42 = undefined;
 if(!(coerced42 !== undefined)){
-if(dataType42 == "number" || dataType42 == "boolean"){
-coerced42 = "" + data50;
-}
-else if(data50 === null){
-coerced42 = "";
+if(dataType42 === "boolean" || data50 === null
+              || (dataType42 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
+coerced42 = +data50;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data50}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data50 = coerced42;
-if(data45 !== undefined){
-data45["probe_path"] = coerced42;
+if(data48 !== undefined){
+data48["base_ejection_ms"] = coerced42;
 }
 }
 }
 if(errors === _errs128){
-if(typeof data50 === "string"){
-if(!pattern2.test(data50)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data50}];
+if(typeof data50 == "number"){
+if(data50 < 1 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data50}];
 return false;
 }
 }
@@ -2124,8 +2143,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data45.probe_timeout_ms !== undefined){
-let data51 = data45.probe_timeout_ms;
+if(data48.max_ejection_ms !== undefined){
+let data51 = data48.max_ejection_ms;
 const _errs130 = errors;
 if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
 let dataType43 = typeof data51;
@@ -2136,26 +2155,139 @@ if(dataType43 === "boolean" || data51 === null
 coerced43 = +data51;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data51}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data51 = coerced43;
-if(data45 !== undefined){
-data45["probe_timeout_ms"] = coerced43;
+if(data48 !== undefined){
+data48["max_ejection_ms"] = coerced43;
 }
 }
 }
 if(errors === _errs130){
 if(typeof data51 == "number"){
 if(data51 < 1 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data51}];
 return false;
 }
 }
 }
 var valid15 = _errs130 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data48.probe_interval_ms !== undefined){
+let data52 = data48.probe_interval_ms;
+const _errs132 = errors;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+let dataType44 = typeof data52;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 === "boolean" || data52 === null
+              || (dataType44 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
+coerced44 = +data52;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data52}];
+return false;
+}
+}
+if(coerced44 !== undefined){
+data52 = coerced44;
+if(data48 !== undefined){
+data48["probe_interval_ms"] = coerced44;
+}
+}
+}
+if(errors === _errs132){
+if(typeof data52 == "number"){
+if(data52 < 0 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data52}];
+return false;
+}
+}
+}
+var valid15 = _errs132 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data48.probe_path !== undefined){
+let data53 = data48.probe_path;
+const _errs134 = errors;
+if(typeof data53 !== "string"){
+let dataType45 = typeof data53;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 == "number" || dataType45 == "boolean"){
+coerced45 = "" + data53;
+}
+else if(data53 === null){
+coerced45 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data53}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data53 = coerced45;
+if(data48 !== undefined){
+data48["probe_path"] = coerced45;
+}
+}
+}
+if(errors === _errs134){
+if(typeof data53 === "string"){
+if(!pattern2.test(data53)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data53}];
+return false;
+}
+}
+}
+var valid15 = _errs134 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data48.probe_timeout_ms !== undefined){
+let data54 = data48.probe_timeout_ms;
+const _errs136 = errors;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+let dataType46 = typeof data54;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data54 === null
+              || (dataType46 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced46 = +data54;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data54}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data54 = coerced46;
+if(data48 !== undefined){
+data48["probe_timeout_ms"] = coerced46;
+}
+}
+}
+if(errors === _errs136){
+if(typeof data54 == "number"){
+if(data54 < 1 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data54}];
+return false;
+}
+}
+}
+var valid15 = _errs136 === errors;
 }
 else {
 var valid15 = true;
@@ -2168,143 +2300,32 @@ var valid15 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data48}];
 return false;
 }
 }
-var valid0 = _errs117 === errors;
+var valid0 = _errs123 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data52 = data.http;
-const _errs132 = errors;
-if(errors === _errs132){
-if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
-const _errs134 = errors;
-for(const key13 in data52){
+let data55 = data.http;
+const _errs138 = errors;
+if(errors === _errs138){
+if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
+const _errs140 = errors;
+for(const key13 in data55){
 if(!(func2.call(schema11.properties.http.properties, key13))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data55}];
 return false;
 break;
 }
 }
-if(_errs134 === errors){
-if(data52.body_limit_bytes !== undefined){
-let data53 = data52.body_limit_bytes;
-const _errs135 = errors;
-if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
-let dataType44 = typeof data53;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data53 === null
-              || (dataType44 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
-coerced44 = +data53;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data53}];
-return false;
-}
-}
-if(coerced44 !== undefined){
-data53 = coerced44;
-if(data52 !== undefined){
-data52["body_limit_bytes"] = coerced44;
-}
-}
-}
-if(errors === _errs135){
-if(typeof data53 == "number"){
-if(data53 < 1024 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data53}];
-return false;
-}
-}
-}
-var valid16 = _errs135 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data52.sse_keepalive_ms !== undefined){
-let data54 = data52.sse_keepalive_ms;
-const _errs137 = errors;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-let dataType45 = typeof data54;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data54 === null
-              || (dataType45 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced45 = +data54;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data54}];
-return false;
-}
-}
-if(coerced45 !== undefined){
-data54 = coerced45;
-if(data52 !== undefined){
-data52["sse_keepalive_ms"] = coerced45;
-}
-}
-}
-if(errors === _errs137){
-if(typeof data54 == "number"){
-if(data54 < 100 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data54}];
-return false;
-}
-}
-}
-var valid16 = _errs137 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data52.headers_timeout_ms !== undefined){
-let data55 = data52.headers_timeout_ms;
-const _errs139 = errors;
-if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
-let dataType46 = typeof data55;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data55 === null
-              || (dataType46 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
-coerced46 = +data55;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data55}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data55 = coerced46;
-if(data52 !== undefined){
-data52["headers_timeout_ms"] = coerced46;
-}
-}
-}
-if(errors === _errs139){
-if(typeof data55 == "number"){
-if(data55 < 100 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data55}];
-return false;
-}
-}
-}
-var valid16 = _errs139 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data52.request_timeout_ms !== undefined){
-let data56 = data52.request_timeout_ms;
+if(_errs140 === errors){
+if(data55.body_limit_bytes !== undefined){
+let data56 = data55.body_limit_bytes;
 const _errs141 = errors;
 if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
 let dataType47 = typeof data56;
@@ -2315,21 +2336,21 @@ if(dataType47 === "boolean" || data56 === null
 coerced47 = +data56;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data56}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data56 = coerced47;
-if(data52 !== undefined){
-data52["request_timeout_ms"] = coerced47;
+if(data55 !== undefined){
+data55["body_limit_bytes"] = coerced47;
 }
 }
 }
 if(errors === _errs141){
 if(typeof data56 == "number"){
-if(data56 < 0 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data56}];
+if(data56 < 1024 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data56}];
 return false;
 }
 }
@@ -2340,8 +2361,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.body_idle_timeout_ms !== undefined){
-let data57 = data52.body_idle_timeout_ms;
+if(data55.sse_keepalive_ms !== undefined){
+let data57 = data55.sse_keepalive_ms;
 const _errs143 = errors;
 if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
 let dataType48 = typeof data57;
@@ -2352,21 +2373,21 @@ if(dataType48 === "boolean" || data57 === null
 coerced48 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data57}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data57 = coerced48;
-if(data52 !== undefined){
-data52["body_idle_timeout_ms"] = coerced48;
+if(data55 !== undefined){
+data55["sse_keepalive_ms"] = coerced48;
 }
 }
 }
 if(errors === _errs143){
 if(typeof data57 == "number"){
 if(data57 < 100 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data57}];
 return false;
 }
 }
@@ -2377,8 +2398,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.keep_alive_timeout_ms !== undefined){
-let data58 = data52.keep_alive_timeout_ms;
+if(data55.headers_timeout_ms !== undefined){
+let data58 = data55.headers_timeout_ms;
 const _errs145 = errors;
 if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
 let dataType49 = typeof data58;
@@ -2389,21 +2410,21 @@ if(dataType49 === "boolean" || data58 === null
 coerced49 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data58}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data58 = coerced49;
-if(data52 !== undefined){
-data52["keep_alive_timeout_ms"] = coerced49;
+if(data55 !== undefined){
+data55["headers_timeout_ms"] = coerced49;
 }
 }
 }
 if(errors === _errs145){
 if(typeof data58 == "number"){
-if(data58 < 0 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data58}];
+if(data58 < 100 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data58}];
 return false;
 }
 }
@@ -2414,8 +2435,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_connections !== undefined){
-let data59 = data52.max_connections;
+if(data55.request_timeout_ms !== undefined){
+let data59 = data55.request_timeout_ms;
 const _errs147 = errors;
 if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
 let dataType50 = typeof data59;
@@ -2426,21 +2447,21 @@ if(dataType50 === "boolean" || data59 === null
 coerced50 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data59}];
 return false;
 }
 }
 if(coerced50 !== undefined){
 data59 = coerced50;
-if(data52 !== undefined){
-data52["max_connections"] = coerced50;
+if(data55 !== undefined){
+data55["request_timeout_ms"] = coerced50;
 }
 }
 }
 if(errors === _errs147){
 if(typeof data59 == "number"){
 if(data59 < 0 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data59}];
 return false;
 }
 }
@@ -2451,8 +2472,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.listen_backlog !== undefined){
-let data60 = data52.listen_backlog;
+if(data55.body_idle_timeout_ms !== undefined){
+let data60 = data55.body_idle_timeout_ms;
 const _errs149 = errors;
 if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
 let dataType51 = typeof data60;
@@ -2463,21 +2484,21 @@ if(dataType51 === "boolean" || data60 === null
 coerced51 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data60}];
 return false;
 }
 }
 if(coerced51 !== undefined){
 data60 = coerced51;
-if(data52 !== undefined){
-data52["listen_backlog"] = coerced51;
+if(data55 !== undefined){
+data55["body_idle_timeout_ms"] = coerced51;
 }
 }
 }
 if(errors === _errs149){
 if(typeof data60 == "number"){
-if(data60 < 1 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data60}];
+if(data60 < 100 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data60}];
 return false;
 }
 }
@@ -2488,8 +2509,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_messages !== undefined){
-let data61 = data52.max_messages;
+if(data55.keep_alive_timeout_ms !== undefined){
+let data61 = data55.keep_alive_timeout_ms;
 const _errs151 = errors;
 if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
 let dataType52 = typeof data61;
@@ -2500,21 +2521,21 @@ if(dataType52 === "boolean" || data61 === null
 coerced52 = +data61;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data61}];
 return false;
 }
 }
 if(coerced52 !== undefined){
 data61 = coerced52;
-if(data52 !== undefined){
-data52["max_messages"] = coerced52;
+if(data55 !== undefined){
+data55["keep_alive_timeout_ms"] = coerced52;
 }
 }
 }
 if(errors === _errs151){
 if(typeof data61 == "number"){
-if(data61 < 1 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data61}];
+if(data61 < 0 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data61}];
 return false;
 }
 }
@@ -2525,8 +2546,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_choices !== undefined){
-let data62 = data52.max_choices;
+if(data55.max_connections !== undefined){
+let data62 = data55.max_connections;
 const _errs153 = errors;
 if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
 let dataType53 = typeof data62;
@@ -2537,28 +2558,22 @@ if(dataType53 === "boolean" || data62 === null
 coerced53 = +data62;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data62}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data62 = coerced53;
-if(data52 !== undefined){
-data52["max_choices"] = coerced53;
+if(data55 !== undefined){
+data55["max_connections"] = coerced53;
 }
 }
 }
 if(errors === _errs153){
 if(typeof data62 == "number"){
-if(data62 > 128 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data62}];
+if(data62 < 0 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data62}];
 return false;
-}
-else {
-if(data62 < 1 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data62}];
-return false;
-}
 }
 }
 }
@@ -2568,8 +2583,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_json_depth !== undefined){
-let data63 = data52.max_json_depth;
+if(data55.listen_backlog !== undefined){
+let data63 = data55.listen_backlog;
 const _errs155 = errors;
 if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
 let dataType54 = typeof data63;
@@ -2580,28 +2595,22 @@ if(dataType54 === "boolean" || data63 === null
 coerced54 = +data63;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data63}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data63 = coerced54;
-if(data52 !== undefined){
-data52["max_json_depth"] = coerced54;
+if(data55 !== undefined){
+data55["listen_backlog"] = coerced54;
 }
 }
 }
 if(errors === _errs155){
 if(typeof data63 == "number"){
-if(data63 > 1000 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data63}];
+if(data63 < 1 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data63}];
 return false;
-}
-else {
-if(data63 < 2 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data63}];
-return false;
-}
 }
 }
 }
@@ -2611,8 +2620,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_body_bytes_in_flight !== undefined){
-let data64 = data52.max_body_bytes_in_flight;
+if(data55.max_messages !== undefined){
+let data64 = data55.max_messages;
 const _errs157 = errors;
 if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
 let dataType55 = typeof data64;
@@ -2623,21 +2632,21 @@ if(dataType55 === "boolean" || data64 === null
 coerced55 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data64}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data64 = coerced55;
-if(data52 !== undefined){
-data52["max_body_bytes_in_flight"] = coerced55;
+if(data55 !== undefined){
+data55["max_messages"] = coerced55;
 }
 }
 }
 if(errors === _errs157){
 if(typeof data64 == "number"){
-if(data64 < 1024 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data64}];
+if(data64 < 1 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data64}];
 return false;
 }
 }
@@ -2648,8 +2657,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_body_bytes_in_flight_per_key !== undefined){
-let data65 = data52.max_body_bytes_in_flight_per_key;
+if(data55.max_choices !== undefined){
+let data65 = data55.max_choices;
 const _errs159 = errors;
 if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
 let dataType56 = typeof data65;
@@ -2660,22 +2669,28 @@ if(dataType56 === "boolean" || data65 === null
 coerced56 = +data65;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data65}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data65 = coerced56;
-if(data52 !== undefined){
-data52["max_body_bytes_in_flight_per_key"] = coerced56;
+if(data55 !== undefined){
+data55["max_choices"] = coerced56;
 }
 }
 }
 if(errors === _errs159){
 if(typeof data65 == "number"){
-if(data65 < 1024 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data65}];
+if(data65 > 128 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data65}];
 return false;
+}
+else {
+if(data65 < 1 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data65}];
+return false;
+}
 }
 }
 }
@@ -2685,8 +2700,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_drain_bytes !== undefined){
-let data66 = data52.max_drain_bytes;
+if(data55.max_json_depth !== undefined){
+let data66 = data55.max_json_depth;
 const _errs161 = errors;
 if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
 let dataType57 = typeof data66;
@@ -2697,22 +2712,28 @@ if(dataType57 === "boolean" || data66 === null
 coerced57 = +data66;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data66}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data66 = coerced57;
-if(data52 !== undefined){
-data52["max_drain_bytes"] = coerced57;
+if(data55 !== undefined){
+data55["max_json_depth"] = coerced57;
 }
 }
 }
 if(errors === _errs161){
 if(typeof data66 == "number"){
-if(data66 < 0 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data66}];
+if(data66 > 1000 || isNaN(data66)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data66}];
 return false;
+}
+else {
+if(data66 < 2 || isNaN(data66)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data66}];
+return false;
+}
 }
 }
 }
@@ -2722,8 +2743,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.drain_timeout_ms !== undefined){
-let data67 = data52.drain_timeout_ms;
+if(data55.max_body_bytes_in_flight !== undefined){
+let data67 = data55.max_body_bytes_in_flight;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2734,26 +2755,137 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
-if(data52 !== undefined){
-data52["drain_timeout_ms"] = coerced58;
+if(data55 !== undefined){
+data55["max_body_bytes_in_flight"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
-if(data67 < 0 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data67}];
+if(data67 < 1024 || isNaN(data67)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data67}];
 return false;
 }
 }
 }
 var valid16 = _errs163 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data55.max_body_bytes_in_flight_per_key !== undefined){
+let data68 = data55.max_body_bytes_in_flight_per_key;
+const _errs165 = errors;
+if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
+let dataType59 = typeof data68;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 === "boolean" || data68 === null
+              || (dataType59 === "string" && data68 && data68 == +data68 && !(data68 % 1))){
+coerced59 = +data68;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data68}];
+return false;
+}
+}
+if(coerced59 !== undefined){
+data68 = coerced59;
+if(data55 !== undefined){
+data55["max_body_bytes_in_flight_per_key"] = coerced59;
+}
+}
+}
+if(errors === _errs165){
+if(typeof data68 == "number"){
+if(data68 < 1024 || isNaN(data68)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data68}];
+return false;
+}
+}
+}
+var valid16 = _errs165 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data55.max_drain_bytes !== undefined){
+let data69 = data55.max_drain_bytes;
+const _errs167 = errors;
+if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
+let dataType60 = typeof data69;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 === "boolean" || data69 === null
+              || (dataType60 === "string" && data69 && data69 == +data69 && !(data69 % 1))){
+coerced60 = +data69;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data69}];
+return false;
+}
+}
+if(coerced60 !== undefined){
+data69 = coerced60;
+if(data55 !== undefined){
+data55["max_drain_bytes"] = coerced60;
+}
+}
+}
+if(errors === _errs167){
+if(typeof data69 == "number"){
+if(data69 < 0 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data69}];
+return false;
+}
+}
+}
+var valid16 = _errs167 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data55.drain_timeout_ms !== undefined){
+let data70 = data55.drain_timeout_ms;
+const _errs169 = errors;
+if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
+let dataType61 = typeof data70;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 === "boolean" || data70 === null
+              || (dataType61 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
+coerced61 = +data70;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data70}];
+return false;
+}
+}
+if(coerced61 !== undefined){
+data70 = coerced61;
+if(data55 !== undefined){
+data55["drain_timeout_ms"] = coerced61;
+}
+}
+}
+if(errors === _errs169){
+if(typeof data70 == "number"){
+if(data70 < 0 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data70}];
+return false;
+}
+}
+}
+var valid16 = _errs169 === errors;
 }
 else {
 var valid16 = true;
@@ -2775,78 +2907,78 @@ var valid16 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data55}];
 return false;
 }
 }
-var valid0 = _errs132 === errors;
+var valid0 = _errs138 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data68 = data.log;
-const _errs165 = errors;
-if(errors === _errs165){
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-const _errs167 = errors;
-for(const key14 in data68){
+let data71 = data.log;
+const _errs171 = errors;
+if(errors === _errs171){
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+const _errs173 = errors;
+for(const key14 in data71){
 if(!((key14 === "bodies") || (key14 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data71}];
 return false;
 break;
 }
 }
-if(_errs167 === errors){
-if(data68.bodies !== undefined){
-let data69 = data68.bodies;
-const _errs168 = errors;
-if(typeof data69 !== "boolean"){
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(data69 === "false" || data69 === 0 || data69 === null){
-coerced59 = false;
+if(_errs173 === errors){
+if(data71.bodies !== undefined){
+let data72 = data71.bodies;
+const _errs174 = errors;
+if(typeof data72 !== "boolean"){
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(data72 === "false" || data72 === 0 || data72 === null){
+coerced62 = false;
 }
-else if(data69 === "true" || data69 === 1){
-coerced59 = true;
+else if(data72 === "true" || data72 === 1){
+coerced62 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data72}];
 return false;
 }
 }
-if(coerced59 !== undefined){
-data69 = coerced59;
-if(data68 !== undefined){
-data68["bodies"] = coerced59;
+if(coerced62 !== undefined){
+data72 = coerced62;
+if(data71 !== undefined){
+data71["bodies"] = coerced62;
 }
 }
 }
-var valid17 = _errs168 === errors;
+var valid17 = _errs174 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data68.format !== undefined){
-let data70 = data68.format;
-const _errs170 = errors;
-const _errs171 = errors;
+if(data71.format !== undefined){
+let data73 = data71.format;
+const _errs176 = errors;
+const _errs177 = errors;
 let valid18 = false;
-const _errs172 = errors;
-if(typeof data70 !== "string"){
-let dataType60 = typeof data70;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data70;
+const _errs178 = errors;
+if(typeof data73 !== "string"){
+let dataType63 = typeof data73;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data73;
 }
-else if(data70 === null){
-coerced60 = "";
+else if(data73 === null){
+coerced63 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data70};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data73};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2856,15 +2988,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced60 !== undefined){
-data70 = coerced60;
-if(data68 !== undefined){
-data68["format"] = coerced60;
+if(coerced63 !== undefined){
+data73 = coerced63;
+if(data71 !== undefined){
+data71["format"] = coerced63;
 }
 }
 }
-if("auto" !== data70){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data70};
+if("auto" !== data73){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data73};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2873,22 +3005,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs172 === errors;
+var _valid1 = _errs178 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs174 = errors;
-if(typeof data70 !== "string"){
-let dataType61 = typeof data70;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data70;
+const _errs180 = errors;
+if(typeof data73 !== "string"){
+let dataType64 = typeof data73;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data73;
 }
-else if(data70 === null){
-coerced61 = "";
+else if(data73 === null){
+coerced64 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data70};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data73};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2898,15 +3030,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced61 !== undefined){
-data70 = coerced61;
-if(data68 !== undefined){
-data68["format"] = coerced61;
+if(coerced64 !== undefined){
+data73 = coerced64;
+if(data71 !== undefined){
+data71["format"] = coerced64;
 }
 }
 }
-if("json" !== data70){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data70};
+if("json" !== data73){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data73};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2915,22 +3047,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs174 === errors;
+var _valid1 = _errs180 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs176 = errors;
-if(typeof data70 !== "string"){
-let dataType62 = typeof data70;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data70;
+const _errs182 = errors;
+if(typeof data73 !== "string"){
+let dataType65 = typeof data73;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data73;
 }
-else if(data70 === null){
-coerced62 = "";
+else if(data73 === null){
+coerced65 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data70};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data73};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2940,15 +3072,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced62 !== undefined){
-data70 = coerced62;
-if(data68 !== undefined){
-data68["format"] = coerced62;
+if(coerced65 !== undefined){
+data73 = coerced65;
+if(data71 !== undefined){
+data71["format"] = coerced65;
 }
 }
 }
-if("pretty" !== data70){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data70};
+if("pretty" !== data73){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data73};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2957,12 +3089,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs176 === errors;
+var _valid1 = _errs182 === errors;
 valid18 = valid18 || _valid1;
 }
 }
 if(!valid18){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data70};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data73};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2974,17 +3106,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs171;
+errors = _errs177;
 if(vErrors !== null){
-if(_errs171){
-vErrors.length = _errs171;
+if(_errs177){
+vErrors.length = _errs177;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid17 = _errs170 === errors;
+var valid17 = _errs176 === errors;
 }
 else {
 var valid17 = true;
@@ -2993,157 +3125,157 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data71}];
 return false;
 }
 }
-var valid0 = _errs165 === errors;
+var valid0 = _errs171 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data71 = data.metrics;
-const _errs178 = errors;
-if(errors === _errs178){
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-const _errs180 = errors;
-for(const key15 in data71){
+let data74 = data.metrics;
+const _errs184 = errors;
+if(errors === _errs184){
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+const _errs186 = errors;
+for(const key15 in data74){
 if(!((key15 === "enabled") || (key15 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data74}];
 return false;
 break;
 }
 }
-if(_errs180 === errors){
-if(data71.enabled !== undefined){
-let data72 = data71.enabled;
-const _errs181 = errors;
-if(typeof data72 !== "boolean"){
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(data72 === "false" || data72 === 0 || data72 === null){
-coerced63 = false;
+if(_errs186 === errors){
+if(data74.enabled !== undefined){
+let data75 = data74.enabled;
+const _errs187 = errors;
+if(typeof data75 !== "boolean"){
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(data75 === "false" || data75 === 0 || data75 === null){
+coerced66 = false;
 }
-else if(data72 === "true" || data72 === 1){
-coerced63 = true;
+else if(data75 === "true" || data75 === 1){
+coerced66 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data75}];
 return false;
 }
 }
-if(coerced63 !== undefined){
-data72 = coerced63;
-if(data71 !== undefined){
-data71["enabled"] = coerced63;
+if(coerced66 !== undefined){
+data75 = coerced66;
+if(data74 !== undefined){
+data74["enabled"] = coerced66;
 }
 }
 }
-var valid19 = _errs181 === errors;
+var valid19 = _errs187 === errors;
 }
 else {
 var valid19 = true;
 }
 if(valid19){
-if(data71.listen !== undefined){
-let data73 = data71.listen;
-const _errs183 = errors;
-if(errors === _errs183){
-if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+if(data74.listen !== undefined){
+let data76 = data74.listen;
+const _errs189 = errors;
+if(errors === _errs189){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
 let missing1;
-if((data73.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data73}];
+if((data76.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data76}];
 return false;
 }
 else {
-const _errs185 = errors;
-for(const key16 in data73){
+const _errs191 = errors;
+for(const key16 in data76){
 if(!((key16 === "host") || (key16 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data76}];
 return false;
 break;
 }
 }
-if(_errs185 === errors){
-if(data73.host !== undefined){
-let data74 = data73.host;
-const _errs186 = errors;
-if(typeof data74 !== "string"){
-let dataType64 = typeof data74;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data74;
+if(_errs191 === errors){
+if(data76.host !== undefined){
+let data77 = data76.host;
+const _errs192 = errors;
+if(typeof data77 !== "string"){
+let dataType67 = typeof data77;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data77;
 }
-else if(data74 === null){
-coerced64 = "";
+else if(data77 === null){
+coerced67 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data77}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data74 = coerced64;
-if(data73 !== undefined){
-data73["host"] = coerced64;
+if(coerced67 !== undefined){
+data77 = coerced67;
+if(data76 !== undefined){
+data76["host"] = coerced67;
 }
 }
 }
-if(errors === _errs186){
-if(typeof data74 === "string"){
-if(func3(data74) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data74}];
+if(errors === _errs192){
+if(typeof data77 === "string"){
+if(func3(data77) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data77}];
 return false;
 }
 }
 }
-var valid20 = _errs186 === errors;
+var valid20 = _errs192 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data73.port !== undefined){
-let data75 = data73.port;
-const _errs188 = errors;
-if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
-let dataType65 = typeof data75;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 === "boolean" || data75 === null
-              || (dataType65 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
-coerced65 = +data75;
+if(data76.port !== undefined){
+let data78 = data76.port;
+const _errs194 = errors;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+let dataType68 = typeof data78;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 === "boolean" || data78 === null
+              || (dataType68 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced68 = +data78;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data78}];
 return false;
 }
 }
-if(coerced65 !== undefined){
-data75 = coerced65;
-if(data73 !== undefined){
-data73["port"] = coerced65;
+if(coerced68 !== undefined){
+data78 = coerced68;
+if(data76 !== undefined){
+data76["port"] = coerced68;
 }
 }
 }
-if(errors === _errs188){
-if(typeof data75 == "number"){
-if(data75 > 65535 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data75}];
+if(errors === _errs194){
+if(typeof data78 == "number"){
+if(data78 > 65535 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data78}];
 return false;
 }
 else {
-if(data75 < 0 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data75}];
+if(data78 < 0 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data78}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs188 === errors;
+var valid20 = _errs194 === errors;
 }
 else {
 var valid20 = true;
@@ -3153,11 +3285,11 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data76}];
 return false;
 }
 }
-var valid19 = _errs183 === errors;
+var valid19 = _errs189 === errors;
 }
 else {
 var valid19 = true;
@@ -3166,57 +3298,57 @@ var valid19 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data74}];
 return false;
 }
 }
-var valid0 = _errs178 === errors;
+var valid0 = _errs184 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data76 = data.shutdown;
-const _errs190 = errors;
-if(errors === _errs190){
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-const _errs192 = errors;
-for(const key17 in data76){
+let data79 = data.shutdown;
+const _errs196 = errors;
+if(errors === _errs196){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+const _errs198 = errors;
+for(const key17 in data79){
 if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data79}];
 return false;
 break;
 }
 }
-if(_errs192 === errors){
-if(data76.grace_ms !== undefined){
-let data77 = data76.grace_ms;
-const _errs193 = errors;
-if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
-let dataType66 = typeof data77;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 === "boolean" || data77 === null
-              || (dataType66 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
-coerced66 = +data77;
+if(_errs198 === errors){
+if(data79.grace_ms !== undefined){
+let data80 = data79.grace_ms;
+const _errs199 = errors;
+if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
+let dataType69 = typeof data80;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data80 === null
+              || (dataType69 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced69 = +data80;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data80}];
 return false;
 }
 }
-if(coerced66 !== undefined){
-data77 = coerced66;
-if(data76 !== undefined){
-data76["grace_ms"] = coerced66;
+if(coerced69 !== undefined){
+data80 = coerced69;
+if(data79 !== undefined){
+data79["grace_ms"] = coerced69;
 }
 }
 }
-if(errors === _errs193){
-if(typeof data77 == "number"){
-if(data77 < 0 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data77}];
+if(errors === _errs199){
+if(typeof data80 == "number"){
+if(data80 < 0 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data80}];
 return false;
 }
 }
@@ -3225,111 +3357,111 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data79}];
 return false;
 }
 }
-var valid0 = _errs190 === errors;
+var valid0 = _errs196 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data78 = data.nodes;
-const _errs195 = errors;
-if(errors === _errs195){
-if(Array.isArray(data78)){
-if(data78.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data78}];
+let data81 = data.nodes;
+const _errs201 = errors;
+if(errors === _errs201){
+if(Array.isArray(data81)){
+if(data81.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data81}];
 return false;
 }
 else {
 var valid22 = true;
-const len2 = data78.length;
+const len2 = data81.length;
 for(let i2=0; i2<len2; i2++){
-let data79 = data78[i2];
-const _errs197 = errors;
-if(errors === _errs197){
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+let data82 = data81[i2];
+const _errs203 = errors;
+if(errors === _errs203){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
 let missing2;
-if(((data79.id === undefined) && (missing2 = "id")) || ((data79.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data79}];
+if(((data82.id === undefined) && (missing2 = "id")) || ((data82.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data82}];
 return false;
 }
 else {
-const _errs199 = errors;
-for(const key18 in data79){
+const _errs205 = errors;
+for(const key18 in data82){
 if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data82}];
 return false;
 break;
 }
 }
-if(_errs199 === errors){
-if(data79.id !== undefined){
-let data80 = data79.id;
-const _errs200 = errors;
-if(typeof data80 !== "string"){
-let dataType67 = typeof data80;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data80;
+if(_errs205 === errors){
+if(data82.id !== undefined){
+let data83 = data82.id;
+const _errs206 = errors;
+if(typeof data83 !== "string"){
+let dataType70 = typeof data83;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data83;
 }
-else if(data80 === null){
-coerced67 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data80}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data80 = coerced67;
-if(data79 !== undefined){
-data79["id"] = coerced67;
-}
-}
-}
-if(errors === _errs200){
-if(typeof data80 === "string"){
-if(func3(data80) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data80}];
-return false;
+else if(data83 === null){
+coerced70 = "";
 }
 else {
-if(!pattern3.test(data80)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data83}];
+return false;
+}
+}
+if(coerced70 !== undefined){
+data83 = coerced70;
+if(data82 !== undefined){
+data82["id"] = coerced70;
+}
+}
+}
+if(errors === _errs206){
+if(typeof data83 === "string"){
+if(func3(data83) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data83}];
+return false;
+}
+else {
+if(!pattern3.test(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data83}];
 return false;
 }
 }
 }
 }
-var valid23 = _errs200 === errors;
+var valid23 = _errs206 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.provider !== undefined){
-let data81 = data79.provider;
-const _errs202 = errors;
-const _errs203 = errors;
+if(data82.provider !== undefined){
+let data84 = data82.provider;
+const _errs208 = errors;
+const _errs209 = errors;
 let valid24 = false;
-const _errs204 = errors;
-if(typeof data81 !== "string"){
-let dataType68 = typeof data81;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data81;
+const _errs210 = errors;
+if(typeof data84 !== "string"){
+let dataType71 = typeof data84;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data84;
 }
-else if(data81 === null){
-coerced68 = "";
+else if(data84 === null){
+coerced71 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data81};
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3339,15 +3471,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced68 !== undefined){
-data81 = coerced68;
-if(data79 !== undefined){
-data79["provider"] = coerced68;
+if(coerced71 !== undefined){
+data84 = coerced71;
+if(data82 !== undefined){
+data82["provider"] = coerced71;
 }
 }
 }
-if("openai" !== data81){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data81};
+if("openai" !== data84){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3356,22 +3488,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs204 === errors;
+var _valid2 = _errs210 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs206 = errors;
-if(typeof data81 !== "string"){
-let dataType69 = typeof data81;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data81;
+const _errs212 = errors;
+if(typeof data84 !== "string"){
+let dataType72 = typeof data84;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data84;
 }
-else if(data81 === null){
-coerced69 = "";
+else if(data84 === null){
+coerced72 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data81};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3381,15 +3513,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced69 !== undefined){
-data81 = coerced69;
-if(data79 !== undefined){
-data79["provider"] = coerced69;
+if(coerced72 !== undefined){
+data84 = coerced72;
+if(data82 !== undefined){
+data82["provider"] = coerced72;
 }
 }
 }
-if("anthropic" !== data81){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data81};
+if("anthropic" !== data84){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3398,22 +3530,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs206 === errors;
+var _valid2 = _errs212 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs208 = errors;
-if(typeof data81 !== "string"){
-let dataType70 = typeof data81;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data81;
+const _errs214 = errors;
+if(typeof data84 !== "string"){
+let dataType73 = typeof data84;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data84;
 }
-else if(data81 === null){
-coerced70 = "";
+else if(data84 === null){
+coerced73 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data81};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data84};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3423,15 +3555,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced70 !== undefined){
-data81 = coerced70;
-if(data79 !== undefined){
-data79["provider"] = coerced70;
+if(coerced73 !== undefined){
+data84 = coerced73;
+if(data82 !== undefined){
+data82["provider"] = coerced73;
 }
 }
 }
-if("gemini" !== data81){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data81};
+if("gemini" !== data84){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data84};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3440,22 +3572,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs208 === errors;
+var _valid2 = _errs214 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs210 = errors;
-if(typeof data81 !== "string"){
-let dataType71 = typeof data81;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data81;
+const _errs216 = errors;
+if(typeof data84 !== "string"){
+let dataType74 = typeof data84;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data84;
 }
-else if(data81 === null){
-coerced71 = "";
+else if(data84 === null){
+coerced74 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data81};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data84};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3465,15 +3597,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced71 !== undefined){
-data81 = coerced71;
-if(data79 !== undefined){
-data79["provider"] = coerced71;
+if(coerced74 !== undefined){
+data84 = coerced74;
+if(data82 !== undefined){
+data82["provider"] = coerced74;
 }
 }
 }
-if("simulated" !== data81){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data81};
+if("simulated" !== data84){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data84};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3482,13 +3614,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs210 === errors;
+var _valid2 = _errs216 === errors;
 valid24 = valid24 || _valid2;
 }
 }
 }
 if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data81};
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data84};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3500,156 +3632,51 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs203;
+errors = _errs209;
 if(vErrors !== null){
-if(_errs203){
-vErrors.length = _errs203;
+if(_errs209){
+vErrors.length = _errs209;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs202 === errors;
+var valid23 = _errs208 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.base_url !== undefined){
-let data82 = data79.base_url;
-const _errs212 = errors;
-if(typeof data82 !== "string"){
-let dataType72 = typeof data82;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data82;
-}
-else if(data82 === null){
-coerced72 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data82}];
-return false;
-}
-}
-if(coerced72 !== undefined){
-data82 = coerced72;
-if(data79 !== undefined){
-data79["base_url"] = coerced72;
-}
-}
-}
-if(errors === _errs212){
-if(typeof data82 === "string"){
-if(!pattern4.test(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data82}];
-return false;
-}
-}
-}
-var valid23 = _errs212 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data79.api_key !== undefined){
-let data83 = data79.api_key;
-const _errs214 = errors;
-if(typeof data83 !== "string"){
-let dataType73 = typeof data83;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data83;
-}
-else if(data83 === null){
-coerced73 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data83}];
-return false;
-}
-}
-if(coerced73 !== undefined){
-data83 = coerced73;
-if(data79 !== undefined){
-data79["api_key"] = coerced73;
-}
-}
-}
-var valid23 = _errs214 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data79.max_concurrency !== undefined){
-let data84 = data79.max_concurrency;
-const _errs216 = errors;
-if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
-let dataType74 = typeof data84;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 === "boolean" || data84 === null
-              || (dataType74 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
-coerced74 = +data84;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data84}];
-return false;
-}
-}
-if(coerced74 !== undefined){
-data84 = coerced74;
-if(data79 !== undefined){
-data79["max_concurrency"] = coerced74;
-}
-}
-}
-if(errors === _errs216){
-if(typeof data84 == "number"){
-if(data84 < 1 || isNaN(data84)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data84}];
-return false;
-}
-}
-}
-var valid23 = _errs216 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data79.weight !== undefined){
-let data85 = data79.weight;
+if(data82.base_url !== undefined){
+let data85 = data82.base_url;
 const _errs218 = errors;
-if(!(typeof data85 == "number")){
+if(typeof data85 !== "string"){
 let dataType75 = typeof data85;
 let coerced75 = undefined;
 if(!(coerced75 !== undefined)){
-if(dataType75 == "boolean" || data85 === null
-              || (dataType75 == "string" && data85 && data85 == +data85)){
-coerced75 = +data85;
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data85;
+}
+else if(data85 === null){
+coerced75 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data85}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data85 = coerced75;
-if(data79 !== undefined){
-data79["weight"] = coerced75;
+if(data82 !== undefined){
+data82["base_url"] = coerced75;
 }
 }
 }
 if(errors === _errs218){
-if(typeof data85 == "number"){
-if(data85 <= 0 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data85}];
+if(typeof data85 === "string"){
+if(!pattern4.test(data85)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data85}];
 return false;
 }
 }
@@ -3660,133 +3687,127 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.timeouts !== undefined){
-let data86 = data79.timeouts;
+if(data82.api_key !== undefined){
+let data86 = data82.api_key;
 const _errs220 = errors;
-if(errors === _errs220){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-const _errs222 = errors;
-for(const key19 in data86){
-if(!((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data86}];
-return false;
-break;
-}
-}
-if(_errs222 === errors){
-if(data86.connect_ms !== undefined){
-let data87 = data86.connect_ms;
-const _errs223 = errors;
-if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
-let dataType76 = typeof data87;
+if(typeof data86 !== "string"){
+let dataType76 = typeof data86;
 let coerced76 = undefined;
 if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data87 === null
-              || (dataType76 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
-coerced76 = +data87;
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data86;
+}
+else if(data86 === null){
+coerced76 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data86}];
 return false;
 }
 }
 if(coerced76 !== undefined){
-data87 = coerced76;
-if(data86 !== undefined){
-data86["connect_ms"] = coerced76;
+data86 = coerced76;
+if(data82 !== undefined){
+data82["api_key"] = coerced76;
 }
 }
 }
-if(errors === _errs223){
-if(typeof data87 == "number"){
-if(data87 < 1 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data87}];
-return false;
-}
-}
-}
-var valid25 = _errs223 === errors;
+var valid23 = _errs220 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data86.first_byte_ms !== undefined){
-let data88 = data86.first_byte_ms;
-const _errs225 = errors;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
-let dataType77 = typeof data88;
+if(valid23){
+if(data82.max_concurrency !== undefined){
+let data87 = data82.max_concurrency;
+const _errs222 = errors;
+if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
+let dataType77 = typeof data87;
 let coerced77 = undefined;
 if(!(coerced77 !== undefined)){
-if(dataType77 === "boolean" || data88 === null
-              || (dataType77 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
-coerced77 = +data88;
+if(dataType77 === "boolean" || data87 === null
+              || (dataType77 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
+coerced77 = +data87;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data87}];
 return false;
 }
 }
 if(coerced77 !== undefined){
-data88 = coerced77;
-if(data86 !== undefined){
-data86["first_byte_ms"] = coerced77;
+data87 = coerced77;
+if(data82 !== undefined){
+data82["max_concurrency"] = coerced77;
 }
 }
 }
-if(errors === _errs225){
-if(typeof data88 == "number"){
-if(data88 < 1 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data88}];
+if(errors === _errs222){
+if(typeof data87 == "number"){
+if(data87 < 1 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data87}];
 return false;
 }
 }
 }
-var valid25 = _errs225 === errors;
+var valid23 = _errs222 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data86.idle_ms !== undefined){
-let data89 = data86.idle_ms;
-const _errs227 = errors;
-if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
-let dataType78 = typeof data89;
+if(valid23){
+if(data82.weight !== undefined){
+let data88 = data82.weight;
+const _errs224 = errors;
+if(!(typeof data88 == "number")){
+let dataType78 = typeof data88;
 let coerced78 = undefined;
 if(!(coerced78 !== undefined)){
-if(dataType78 === "boolean" || data89 === null
-              || (dataType78 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
-coerced78 = +data89;
+if(dataType78 == "boolean" || data88 === null
+              || (dataType78 == "string" && data88 && data88 == +data88)){
+coerced78 = +data88;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data88}];
 return false;
 }
 }
 if(coerced78 !== undefined){
-data89 = coerced78;
-if(data86 !== undefined){
-data86["idle_ms"] = coerced78;
+data88 = coerced78;
+if(data82 !== undefined){
+data82["weight"] = coerced78;
 }
 }
 }
-if(errors === _errs227){
-if(typeof data89 == "number"){
-if(data89 < 1 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data89}];
+if(errors === _errs224){
+if(typeof data88 == "number"){
+if(data88 <= 0 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data88}];
 return false;
 }
 }
 }
-var valid25 = _errs227 === errors;
+var valid23 = _errs224 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data86.total_ms !== undefined){
-let data90 = data86.total_ms;
+if(valid23){
+if(data82.timeouts !== undefined){
+let data89 = data82.timeouts;
+const _errs226 = errors;
+if(errors === _errs226){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+const _errs228 = errors;
+for(const key19 in data89){
+if(!((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data89}];
+return false;
+break;
+}
+}
+if(_errs228 === errors){
+if(data89.connect_ms !== undefined){
+let data90 = data89.connect_ms;
 const _errs229 = errors;
 if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
 let dataType79 = typeof data90;
@@ -3797,26 +3818,137 @@ if(dataType79 === "boolean" || data90 === null
 coerced79 = +data90;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data90}];
 return false;
 }
 }
 if(coerced79 !== undefined){
 data90 = coerced79;
-if(data86 !== undefined){
-data86["total_ms"] = coerced79;
+if(data89 !== undefined){
+data89["connect_ms"] = coerced79;
 }
 }
 }
 if(errors === _errs229){
 if(typeof data90 == "number"){
 if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data90}];
 return false;
 }
 }
 }
 var valid25 = _errs229 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data89.first_byte_ms !== undefined){
+let data91 = data89.first_byte_ms;
+const _errs231 = errors;
+if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
+let dataType80 = typeof data91;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data91 === null
+              || (dataType80 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
+coerced80 = +data91;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data91}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data91 = coerced80;
+if(data89 !== undefined){
+data89["first_byte_ms"] = coerced80;
+}
+}
+}
+if(errors === _errs231){
+if(typeof data91 == "number"){
+if(data91 < 1 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data91}];
+return false;
+}
+}
+}
+var valid25 = _errs231 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data89.idle_ms !== undefined){
+let data92 = data89.idle_ms;
+const _errs233 = errors;
+if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
+let dataType81 = typeof data92;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data92 === null
+              || (dataType81 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
+coerced81 = +data92;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data92}];
+return false;
+}
+}
+if(coerced81 !== undefined){
+data92 = coerced81;
+if(data89 !== undefined){
+data89["idle_ms"] = coerced81;
+}
+}
+}
+if(errors === _errs233){
+if(typeof data92 == "number"){
+if(data92 < 1 || isNaN(data92)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data92}];
+return false;
+}
+}
+}
+var valid25 = _errs233 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data89.total_ms !== undefined){
+let data93 = data89.total_ms;
+const _errs235 = errors;
+if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
+let dataType82 = typeof data93;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data93 === null
+              || (dataType82 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
+coerced82 = +data93;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data93}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data93 = coerced82;
+if(data89 !== undefined){
+data89["total_ms"] = coerced82;
+}
+}
+}
+if(errors === _errs235){
+if(typeof data93 == "number"){
+if(data93 < 1 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data93}];
+return false;
+}
+}
+}
+var valid25 = _errs235 === errors;
 }
 else {
 var valid25 = true;
@@ -3827,99 +3959,99 @@ var valid25 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data89}];
 return false;
 }
 }
-var valid23 = _errs220 === errors;
+var valid23 = _errs226 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.replies !== undefined){
-let data91 = data79.replies;
-const _errs231 = errors;
-if(errors === _errs231){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
-const _errs233 = errors;
-for(const key20 in data91){
+if(data82.replies !== undefined){
+let data94 = data82.replies;
+const _errs237 = errors;
+if(errors === _errs237){
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+const _errs239 = errors;
+for(const key20 in data94){
 if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data94}];
 return false;
 break;
 }
 }
-if(_errs233 === errors){
-if(data91.max_json_bytes !== undefined){
-let data92 = data91.max_json_bytes;
-const _errs234 = errors;
-if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
-let dataType80 = typeof data92;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data92 === null
-              || (dataType80 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
-coerced80 = +data92;
+if(_errs239 === errors){
+if(data94.max_json_bytes !== undefined){
+let data95 = data94.max_json_bytes;
+const _errs240 = errors;
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+let dataType83 = typeof data95;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data95 === null
+              || (dataType83 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
+coerced83 = +data95;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data95}];
 return false;
 }
 }
-if(coerced80 !== undefined){
-data92 = coerced80;
-if(data91 !== undefined){
-data91["max_json_bytes"] = coerced80;
+if(coerced83 !== undefined){
+data95 = coerced83;
+if(data94 !== undefined){
+data94["max_json_bytes"] = coerced83;
 }
 }
 }
-if(errors === _errs234){
-if(typeof data92 == "number"){
-if(data92 < 1024 || isNaN(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data92}];
+if(errors === _errs240){
+if(typeof data95 == "number"){
+if(data95 < 1024 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data95}];
 return false;
 }
 }
 }
-var valid26 = _errs234 === errors;
+var valid26 = _errs240 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data91.max_event_bytes !== undefined){
-let data93 = data91.max_event_bytes;
-const _errs236 = errors;
-if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
-let dataType81 = typeof data93;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data93 === null
-              || (dataType81 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
-coerced81 = +data93;
+if(data94.max_event_bytes !== undefined){
+let data96 = data94.max_event_bytes;
+const _errs242 = errors;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+let dataType84 = typeof data96;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data96 === null
+              || (dataType84 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
+coerced84 = +data96;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data96}];
 return false;
 }
 }
-if(coerced81 !== undefined){
-data93 = coerced81;
-if(data91 !== undefined){
-data91["max_event_bytes"] = coerced81;
+if(coerced84 !== undefined){
+data96 = coerced84;
+if(data94 !== undefined){
+data94["max_event_bytes"] = coerced84;
 }
 }
 }
-if(errors === _errs236){
-if(typeof data93 == "number"){
-if(data93 < 1024 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data93}];
+if(errors === _errs242){
+if(typeof data96 == "number"){
+if(data96 < 1024 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data96}];
 return false;
 }
 }
 }
-var valid26 = _errs236 === errors;
+var valid26 = _errs242 === errors;
 }
 else {
 var valid26 = true;
@@ -3928,34 +4060,34 @@ var valid26 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data94}];
 return false;
 }
 }
-var valid23 = _errs231 === errors;
+var valid23 = _errs237 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.reasoning_param !== undefined){
-let data94 = data79.reasoning_param;
-const _errs238 = errors;
-const _errs239 = errors;
+if(data82.reasoning_param !== undefined){
+let data97 = data82.reasoning_param;
+const _errs244 = errors;
+const _errs245 = errors;
 let valid27 = false;
-const _errs240 = errors;
-if(typeof data94 !== "string"){
-let dataType82 = typeof data94;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data94;
+const _errs246 = errors;
+if(typeof data97 !== "string"){
+let dataType85 = typeof data97;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data97;
 }
-else if(data94 === null){
-coerced82 = "";
+else if(data97 === null){
+coerced85 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data94};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data97};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3965,15 +4097,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced82 !== undefined){
-data94 = coerced82;
-if(data79 !== undefined){
-data79["reasoning_param"] = coerced82;
+if(coerced85 !== undefined){
+data97 = coerced85;
+if(data82 !== undefined){
+data82["reasoning_param"] = coerced85;
 }
 }
 }
-if("reasoning_effort" !== data94){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data94};
+if("reasoning_effort" !== data97){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data97};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3982,22 +4114,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs240 === errors;
+var _valid3 = _errs246 === errors;
 valid27 = valid27 || _valid3;
 if(!valid27){
-const _errs242 = errors;
-if(typeof data94 !== "string"){
-let dataType83 = typeof data94;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data94;
+const _errs248 = errors;
+if(typeof data97 !== "string"){
+let dataType86 = typeof data97;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data97;
 }
-else if(data94 === null){
-coerced83 = "";
+else if(data97 === null){
+coerced86 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data94};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data97};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4007,15 +4139,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced83 !== undefined){
-data94 = coerced83;
-if(data79 !== undefined){
-data79["reasoning_param"] = coerced83;
+if(coerced86 !== undefined){
+data97 = coerced86;
+if(data82 !== undefined){
+data82["reasoning_param"] = coerced86;
 }
 }
 }
-if("reasoning" !== data94){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data94};
+if("reasoning" !== data97){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data97};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4024,134 +4156,16 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs242 === errors;
+var _valid3 = _errs248 === errors;
 valid27 = valid27 || _valid3;
 }
 if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data94};
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data97};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs239;
-if(vErrors !== null){
-if(_errs239){
-vErrors.length = _errs239;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs238 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data79.max_tokens_field !== undefined){
-let data95 = data79.max_tokens_field;
-const _errs244 = errors;
-const _errs245 = errors;
-let valid28 = false;
-const _errs246 = errors;
-if(typeof data95 !== "string"){
-let dataType84 = typeof data95;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data95;
-}
-else if(data95 === null){
-coerced84 = "";
-}
-else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data95};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(coerced84 !== undefined){
-data95 = coerced84;
-if(data79 !== undefined){
-data79["max_tokens_field"] = coerced84;
-}
-}
-}
-if("max_tokens" !== data95){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data95};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-var _valid4 = _errs246 === errors;
-valid28 = valid28 || _valid4;
-if(!valid28){
-const _errs248 = errors;
-if(typeof data95 !== "string"){
-let dataType85 = typeof data95;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data95;
-}
-else if(data95 === null){
-coerced85 = "";
-}
-else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data95};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(coerced85 !== undefined){
-data95 = coerced85;
-if(data79 !== undefined){
-data79["max_tokens_field"] = coerced85;
-}
-}
-}
-if("max_completion_tokens" !== data95){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data95};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-var _valid4 = _errs248 === errors;
-valid28 = valid28 || _valid4;
-}
-if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data95};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4174,41 +4188,159 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.apis !== undefined){
-let data96 = data79.apis;
+if(data82.max_tokens_field !== undefined){
+let data98 = data82.max_tokens_field;
 const _errs250 = errors;
-if(errors === _errs250){
-if(Array.isArray(data96)){
-if(data96.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data96}];
+const _errs251 = errors;
+let valid28 = false;
+const _errs252 = errors;
+if(typeof data98 !== "string"){
+let dataType87 = typeof data98;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data98;
+}
+else if(data98 === null){
+coerced87 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data98};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(coerced87 !== undefined){
+data98 = coerced87;
+if(data82 !== undefined){
+data82["max_tokens_field"] = coerced87;
+}
+}
+}
+if("max_tokens" !== data98){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data98};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+var _valid4 = _errs252 === errors;
+valid28 = valid28 || _valid4;
+if(!valid28){
+const _errs254 = errors;
+if(typeof data98 !== "string"){
+let dataType88 = typeof data98;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data98;
+}
+else if(data98 === null){
+coerced88 = "";
+}
+else {
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data98};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(coerced88 !== undefined){
+data98 = coerced88;
+if(data82 !== undefined){
+data82["max_tokens_field"] = coerced88;
+}
+}
+}
+if("max_completion_tokens" !== data98){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data98};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid4 = _errs254 === errors;
+valid28 = valid28 || _valid4;
+}
+if(!valid28){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data98};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
 else {
-if(data96.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data96}];
+errors = _errs251;
+if(vErrors !== null){
+if(_errs251){
+vErrors.length = _errs251;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid23 = _errs250 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data82.apis !== undefined){
+let data99 = data82.apis;
+const _errs256 = errors;
+if(errors === _errs256){
+if(Array.isArray(data99)){
+if(data99.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
+return false;
+}
+else {
+if(data99.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
 return false;
 }
 else {
 var valid29 = true;
-const len3 = data96.length;
+const len3 = data99.length;
 for(let i3=0; i3<len3; i3++){
-let data97 = data96[i3];
-const _errs252 = errors;
-const _errs253 = errors;
+let data100 = data99[i3];
+const _errs258 = errors;
+const _errs259 = errors;
 let valid30 = false;
-const _errs254 = errors;
-if(typeof data97 !== "string"){
-let dataType86 = typeof data97;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data97;
+const _errs260 = errors;
+if(typeof data100 !== "string"){
+let dataType89 = typeof data100;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data100;
 }
-else if(data97 === null){
-coerced86 = "";
+else if(data100 === null){
+coerced89 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data97};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4218,15 +4350,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced86 !== undefined){
-data97 = coerced86;
-if(data96 !== undefined){
-data96[i3] = coerced86;
+if(coerced89 !== undefined){
+data100 = coerced89;
+if(data99 !== undefined){
+data99[i3] = coerced89;
 }
 }
 }
-if("chat" !== data97){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data97};
+if("chat" !== data100){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data100};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4235,22 +4367,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs254 === errors;
+var _valid5 = _errs260 === errors;
 valid30 = valid30 || _valid5;
 if(!valid30){
-const _errs256 = errors;
-if(typeof data97 !== "string"){
-let dataType87 = typeof data97;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data97;
+const _errs262 = errors;
+if(typeof data100 !== "string"){
+let dataType90 = typeof data100;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data100;
 }
-else if(data97 === null){
-coerced87 = "";
+else if(data100 === null){
+coerced90 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data97};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4260,15 +4392,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data97 = coerced87;
-if(data96 !== undefined){
-data96[i3] = coerced87;
+if(coerced90 !== undefined){
+data100 = coerced90;
+if(data99 !== undefined){
+data99[i3] = coerced90;
 }
 }
 }
-if("responses" !== data97){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data97};
+if("responses" !== data100){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4277,11 +4409,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs256 === errors;
+var _valid5 = _errs262 === errors;
 valid30 = valid30 || _valid5;
 }
 if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data97};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data100};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4293,17 +4425,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs253;
+errors = _errs259;
 if(vErrors !== null){
-if(_errs253){
-vErrors.length = _errs253;
+if(_errs259){
+vErrors.length = _errs259;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs252 === errors;
+var valid29 = _errs258 === errors;
 if(!valid29){
 break;
 }
@@ -4312,122 +4444,122 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
 return false;
 }
 }
-var valid23 = _errs250 === errors;
+var valid23 = _errs256 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.simulated !== undefined){
-let data98 = data79.simulated;
-const _errs258 = errors;
-if(errors === _errs258){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-const _errs260 = errors;
-for(const key21 in data98){
+if(data82.simulated !== undefined){
+let data101 = data82.simulated;
+const _errs264 = errors;
+if(errors === _errs264){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+const _errs266 = errors;
+for(const key21 in data101){
 if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data101}];
 return false;
 break;
 }
 }
-if(_errs260 === errors){
-if(data98.first_byte_ms !== undefined){
-let data99 = data98.first_byte_ms;
-const _errs261 = errors;
-if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
-let dataType88 = typeof data99;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data99 === null
-              || (dataType88 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
-coerced88 = +data99;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data99}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data99 = coerced88;
-if(data98 !== undefined){
-data98["first_byte_ms"] = coerced88;
-}
-}
-}
-if(errors === _errs261){
-if(typeof data99 == "number"){
-if(data99 < 0 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data99}];
-return false;
-}
-}
-}
-var valid31 = _errs261 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.tokens_per_second !== undefined){
-let data100 = data98.tokens_per_second;
-const _errs263 = errors;
-if(!(typeof data100 == "number")){
-let dataType89 = typeof data100;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "boolean" || data100 === null
-              || (dataType89 == "string" && data100 && data100 == +data100)){
-coerced89 = +data100;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data100}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data100 = coerced89;
-if(data98 !== undefined){
-data98["tokens_per_second"] = coerced89;
-}
-}
-}
-if(errors === _errs263){
-if(typeof data100 == "number"){
-if(data100 < 0 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data100}];
-return false;
-}
-}
-}
-var valid31 = _errs263 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.reasoning_field !== undefined){
-let data101 = data98.reasoning_field;
-const _errs265 = errors;
-const _errs266 = errors;
-let valid32 = false;
+if(_errs266 === errors){
+if(data101.first_byte_ms !== undefined){
+let data102 = data101.first_byte_ms;
 const _errs267 = errors;
-if(typeof data101 !== "string"){
-let dataType90 = typeof data101;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data101;
-}
-else if(data101 === null){
-coerced90 = "";
+if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
+let dataType91 = typeof data102;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 === "boolean" || data102 === null
+              || (dataType91 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
+coerced91 = +data102;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data101};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data102}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data102 = coerced91;
+if(data101 !== undefined){
+data101["first_byte_ms"] = coerced91;
+}
+}
+}
+if(errors === _errs267){
+if(typeof data102 == "number"){
+if(data102 < 0 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data102}];
+return false;
+}
+}
+}
+var valid31 = _errs267 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data101.tokens_per_second !== undefined){
+let data103 = data101.tokens_per_second;
+const _errs269 = errors;
+if(!(typeof data103 == "number")){
+let dataType92 = typeof data103;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "boolean" || data103 === null
+              || (dataType92 == "string" && data103 && data103 == +data103)){
+coerced92 = +data103;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data103}];
+return false;
+}
+}
+if(coerced92 !== undefined){
+data103 = coerced92;
+if(data101 !== undefined){
+data101["tokens_per_second"] = coerced92;
+}
+}
+}
+if(errors === _errs269){
+if(typeof data103 == "number"){
+if(data103 < 0 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data103}];
+return false;
+}
+}
+}
+var valid31 = _errs269 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data101.reasoning_field !== undefined){
+let data104 = data101.reasoning_field;
+const _errs271 = errors;
+const _errs272 = errors;
+let valid32 = false;
+const _errs273 = errors;
+if(typeof data104 !== "string"){
+let dataType93 = typeof data104;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data104;
+}
+else if(data104 === null){
+coerced93 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4437,15 +4569,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced90 !== undefined){
-data101 = coerced90;
-if(data98 !== undefined){
-data98["reasoning_field"] = coerced90;
+if(coerced93 !== undefined){
+data104 = coerced93;
+if(data101 !== undefined){
+data101["reasoning_field"] = coerced93;
 }
 }
 }
-if("reasoning_content" !== data101){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data101};
+if("reasoning_content" !== data104){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4454,22 +4586,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs267 === errors;
+var _valid6 = _errs273 === errors;
 valid32 = valid32 || _valid6;
 if(!valid32){
-const _errs269 = errors;
-if(typeof data101 !== "string"){
-let dataType91 = typeof data101;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data101;
+const _errs275 = errors;
+if(typeof data104 !== "string"){
+let dataType94 = typeof data104;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data104;
 }
-else if(data101 === null){
-coerced91 = "";
+else if(data104 === null){
+coerced94 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data101};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4479,15 +4611,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced91 !== undefined){
-data101 = coerced91;
-if(data98 !== undefined){
-data98["reasoning_field"] = coerced91;
+if(coerced94 !== undefined){
+data104 = coerced94;
+if(data101 !== undefined){
+data101["reasoning_field"] = coerced94;
 }
 }
 }
-if("reasoning" !== data101){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data101};
+if("reasoning" !== data104){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4496,11 +4628,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs269 === errors;
+var _valid6 = _errs275 === errors;
 valid32 = valid32 || _valid6;
 }
 if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data101};
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data104};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4512,56 +4644,13 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs266;
+errors = _errs272;
 if(vErrors !== null){
-if(_errs266){
-vErrors.length = _errs266;
+if(_errs272){
+vErrors.length = _errs272;
 }
 else {
 vErrors = null;
-}
-}
-}
-var valid31 = _errs265 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.port !== undefined){
-let data102 = data98.port;
-const _errs271 = errors;
-if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
-let dataType92 = typeof data102;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 === "boolean" || data102 === null
-              || (dataType92 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
-coerced92 = +data102;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data102}];
-return false;
-}
-}
-if(coerced92 !== undefined){
-data102 = coerced92;
-if(data98 !== undefined){
-data98["port"] = coerced92;
-}
-}
-}
-if(errors === _errs271){
-if(typeof data102 == "number"){
-if(data102 > 65535 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data102}];
-return false;
-}
-else {
-if(data102 < 0 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data102}];
-return false;
-}
 }
 }
 }
@@ -4571,24 +4660,67 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data98.protocol !== undefined){
-let data103 = data98.protocol;
-const _errs273 = errors;
-const _errs274 = errors;
-let valid33 = false;
-const _errs275 = errors;
-if(typeof data103 !== "string"){
-let dataType93 = typeof data103;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data103;
-}
-else if(data103 === null){
-coerced93 = "";
+if(data101.port !== undefined){
+let data105 = data101.port;
+const _errs277 = errors;
+if(!((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105)))){
+let dataType95 = typeof data105;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data105 === null
+              || (dataType95 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
+coerced95 = +data105;
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data103};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data105 = coerced95;
+if(data101 !== undefined){
+data101["port"] = coerced95;
+}
+}
+}
+if(errors === _errs277){
+if(typeof data105 == "number"){
+if(data105 > 65535 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
+return false;
+}
+else {
+if(data105 < 0 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs277 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data101.protocol !== undefined){
+let data106 = data101.protocol;
+const _errs279 = errors;
+const _errs280 = errors;
+let valid33 = false;
+const _errs281 = errors;
+if(typeof data106 !== "string"){
+let dataType96 = typeof data106;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data106;
+}
+else if(data106 === null){
+coerced96 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4598,15 +4730,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data103 = coerced93;
-if(data98 !== undefined){
-data98["protocol"] = coerced93;
+if(coerced96 !== undefined){
+data106 = coerced96;
+if(data101 !== undefined){
+data101["protocol"] = coerced96;
 }
 }
 }
-if("openai" !== data103){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data103};
+if("openai" !== data106){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4615,22 +4747,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs275 === errors;
+var _valid7 = _errs281 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs277 = errors;
-if(typeof data103 !== "string"){
-let dataType94 = typeof data103;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data103;
+const _errs283 = errors;
+if(typeof data106 !== "string"){
+let dataType97 = typeof data106;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data106;
 }
-else if(data103 === null){
-coerced94 = "";
+else if(data106 === null){
+coerced97 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data103};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4640,15 +4772,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data103 = coerced94;
-if(data98 !== undefined){
-data98["protocol"] = coerced94;
+if(coerced97 !== undefined){
+data106 = coerced97;
+if(data101 !== undefined){
+data101["protocol"] = coerced97;
 }
 }
 }
-if("anthropic" !== data103){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data103};
+if("anthropic" !== data106){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4657,22 +4789,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs277 === errors;
+var _valid7 = _errs283 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs279 = errors;
-if(typeof data103 !== "string"){
-let dataType95 = typeof data103;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data103;
+const _errs285 = errors;
+if(typeof data106 !== "string"){
+let dataType98 = typeof data106;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data106;
 }
-else if(data103 === null){
-coerced95 = "";
+else if(data106 === null){
+coerced98 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data103};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data106};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4682,15 +4814,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data103 = coerced95;
-if(data98 !== undefined){
-data98["protocol"] = coerced95;
+if(coerced98 !== undefined){
+data106 = coerced98;
+if(data101 !== undefined){
+data101["protocol"] = coerced98;
 }
 }
 }
-if("gemini" !== data103){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data103};
+if("gemini" !== data106){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data106};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4699,12 +4831,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs279 === errors;
+var _valid7 = _errs285 === errors;
 valid33 = valid33 || _valid7;
 }
 }
 if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data103};
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data106};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4716,117 +4848,117 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs274;
+errors = _errs280;
 if(vErrors !== null){
-if(_errs274){
-vErrors.length = _errs274;
+if(_errs280){
+vErrors.length = _errs280;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs273 === errors;
+var valid31 = _errs279 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data98.scripts !== undefined){
-let data104 = data98.scripts;
-const _errs281 = errors;
-if(errors === _errs281){
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+if(data101.scripts !== undefined){
+let data107 = data101.scripts;
+const _errs287 = errors;
+if(errors === _errs287){
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
 var valid34 = true;
-for(const key22 in data104){
+for(const key22 in data107){
 if(pattern5.test(key22)){
-let data105 = data104[key22];
-const _errs283 = errors;
-if(errors === _errs283){
-if(Array.isArray(data105)){
-if(data105.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data105}];
+let data108 = data107[key22];
+const _errs289 = errors;
+if(errors === _errs289){
+if(Array.isArray(data108)){
+if(data108.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data108}];
 return false;
 }
 else {
 var valid35 = true;
-const len4 = data105.length;
+const len4 = data108.length;
 for(let i4=0; i4<len4; i4++){
-let data106 = data105[i4];
-const _errs285 = errors;
-if(errors === _errs285){
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-const _errs287 = errors;
-for(const key23 in data106){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data106}];
-return false;
-break;
-}
-}
-if(_errs287 === errors){
-if(data106.when !== undefined){
-let data107 = data106.when;
-const _errs288 = errors;
-if(errors === _errs288){
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-const _errs290 = errors;
-for(const key24 in data107){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data107}];
-return false;
-break;
-}
-}
-if(_errs290 === errors){
-if(data107.tools_offered !== undefined){
-let data108 = data107.tools_offered;
+let data109 = data108[i4];
 const _errs291 = errors;
-if(typeof data108 !== "boolean"){
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(data108 === "false" || data108 === 0 || data108 === null){
-coerced96 = false;
+if(errors === _errs291){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+const _errs293 = errors;
+for(const key23 in data109){
+if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data109}];
+return false;
+break;
 }
-else if(data108 === "true" || data108 === 1){
-coerced96 = true;
+}
+if(_errs293 === errors){
+if(data109.when !== undefined){
+let data110 = data109.when;
+const _errs294 = errors;
+if(errors === _errs294){
+if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+const _errs296 = errors;
+for(const key24 in data110){
+if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data110}];
+return false;
+break;
+}
+}
+if(_errs296 === errors){
+if(data110.tools_offered !== undefined){
+let data111 = data110.tools_offered;
+const _errs297 = errors;
+if(typeof data111 !== "boolean"){
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(data111 === "false" || data111 === 0 || data111 === null){
+coerced99 = false;
+}
+else if(data111 === "true" || data111 === 1){
+coerced99 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data111}];
 return false;
 }
 }
-if(coerced96 !== undefined){
-data108 = coerced96;
-if(data107 !== undefined){
-data107["tools_offered"] = coerced96;
+if(coerced99 !== undefined){
+data111 = coerced99;
+if(data110 !== undefined){
+data110["tools_offered"] = coerced99;
 }
 }
 }
-var valid37 = _errs291 === errors;
+var valid37 = _errs297 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data107.last_role !== undefined){
-let data109 = data107.last_role;
-const _errs293 = errors;
-const _errs294 = errors;
+if(data110.last_role !== undefined){
+let data112 = data110.last_role;
+const _errs299 = errors;
+const _errs300 = errors;
 let valid38 = false;
-const _errs295 = errors;
-if(typeof data109 !== "string"){
-let dataType97 = typeof data109;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data109;
+const _errs301 = errors;
+if(typeof data112 !== "string"){
+let dataType100 = typeof data112;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data112;
 }
-else if(data109 === null){
-coerced97 = "";
+else if(data112 === null){
+coerced100 = "";
 }
 else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data109};
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data112};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4836,15 +4968,15 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data109 = coerced97;
-if(data107 !== undefined){
-data107["last_role"] = coerced97;
+if(coerced100 !== undefined){
+data112 = coerced100;
+if(data110 !== undefined){
+data110["last_role"] = coerced100;
 }
 }
 }
-if("user" !== data109){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data109};
+if("user" !== data112){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data112};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4853,22 +4985,22 @@ vErrors.push(err59);
 }
 errors++;
 }
-var _valid8 = _errs295 === errors;
+var _valid8 = _errs301 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs297 = errors;
-if(typeof data109 !== "string"){
-let dataType98 = typeof data109;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data109;
+const _errs303 = errors;
+if(typeof data112 !== "string"){
+let dataType101 = typeof data112;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data112;
 }
-else if(data109 === null){
-coerced98 = "";
+else if(data112 === null){
+coerced101 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data109};
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data112};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4878,15 +5010,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data109 = coerced98;
-if(data107 !== undefined){
-data107["last_role"] = coerced98;
+if(coerced101 !== undefined){
+data112 = coerced101;
+if(data110 !== undefined){
+data110["last_role"] = coerced101;
 }
 }
 }
-if("assistant" !== data109){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data109};
+if("assistant" !== data112){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data112};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4895,200 +5027,10 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs297 === errors;
+var _valid8 = _errs303 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs299 = errors;
-if(typeof data109 !== "string"){
-let dataType99 = typeof data109;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data109;
-}
-else if(data109 === null){
-coerced99 = "";
-}
-else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data109};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(coerced99 !== undefined){
-data109 = coerced99;
-if(data107 !== undefined){
-data107["last_role"] = coerced99;
-}
-}
-}
-if("tool" !== data109){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data109};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid8 = _errs299 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs301 = errors;
-if(typeof data109 !== "string"){
-let dataType100 = typeof data109;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data109;
-}
-else if(data109 === null){
-coerced100 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data109};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(coerced100 !== undefined){
-data109 = coerced100;
-if(data107 !== undefined){
-data107["last_role"] = coerced100;
-}
-}
-}
-if("system" !== data109){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data109};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-var _valid8 = _errs301 === errors;
-valid38 = valid38 || _valid8;
-}
-}
-}
-if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data109};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs294;
-if(vErrors !== null){
-if(_errs294){
-vErrors.length = _errs294;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid37 = _errs293 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data107.last_message_matches !== undefined){
-let data110 = data107.last_message_matches;
-const _errs303 = errors;
-if(typeof data110 !== "string"){
-let dataType101 = typeof data110;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data110;
-}
-else if(data110 === null){
-coerced101 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data110}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data110 = coerced101;
-if(data107 !== undefined){
-data107["last_message_matches"] = coerced101;
-}
-}
-}
-if(errors === _errs303){
-if(typeof data110 === "string"){
-if(func3(data110) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data110}];
-return false;
-}
-}
-}
-var valid37 = _errs303 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data107}];
-return false;
-}
-}
-var valid36 = _errs288 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data106.call !== undefined){
-let data111 = data106.call;
 const _errs305 = errors;
-if(errors === _errs305){
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
-let missing3;
-if((data111.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data111}];
-return false;
-}
-else {
-const _errs307 = errors;
-for(const key25 in data111){
-if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data111}];
-return false;
-break;
-}
-}
-if(_errs307 === errors){
-if(data111.tool !== undefined){
-let data112 = data111.tool;
-const _errs308 = errors;
 if(typeof data112 !== "string"){
 let dataType102 = typeof data112;
 let coerced102 = undefined;
@@ -5100,86 +5042,276 @@ else if(data112 === null){
 coerced102 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data112}];
-return false;
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data112};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
 }
 }
 if(coerced102 !== undefined){
 data112 = coerced102;
-if(data111 !== undefined){
-data111["tool"] = coerced102;
+if(data110 !== undefined){
+data110["last_role"] = coerced102;
 }
 }
 }
-if(errors === _errs308){
-if(typeof data112 === "string"){
-if(func3(data112) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data112}];
+if("tool" !== data112){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data112};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var _valid8 = _errs305 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs307 = errors;
+if(typeof data112 !== "string"){
+let dataType103 = typeof data112;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data112;
+}
+else if(data112 === null){
+coerced103 = "";
+}
+else {
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data112};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+if(coerced103 !== undefined){
+data112 = coerced103;
+if(data110 !== undefined){
+data110["last_role"] = coerced103;
+}
+}
+}
+if("system" !== data112){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data112};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs307 === errors;
+valid38 = valid38 || _valid8;
+}
+}
+}
+if(!valid38){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data112};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs300;
+if(vErrors !== null){
+if(_errs300){
+vErrors.length = _errs300;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid37 = _errs299 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data110.last_message_matches !== undefined){
+let data113 = data110.last_message_matches;
+const _errs309 = errors;
+if(typeof data113 !== "string"){
+let dataType104 = typeof data113;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data113;
+}
+else if(data113 === null){
+coerced104 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data113}];
+return false;
+}
+}
+if(coerced104 !== undefined){
+data113 = coerced104;
+if(data110 !== undefined){
+data110["last_message_matches"] = coerced104;
+}
+}
+}
+if(errors === _errs309){
+if(typeof data113 === "string"){
+if(func3(data113) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data113}];
 return false;
 }
 }
 }
-var valid39 = _errs308 === errors;
+var valid37 = _errs309 === errors;
 }
 else {
-var valid39 = true;
+var valid37 = true;
 }
-if(valid39){
-if(data111.arguments !== undefined){
-let data113 = data111.arguments;
-const _errs310 = errors;
-if(errors === _errs310){
-if(!(data113 && typeof data113 == "object" && !Array.isArray(data113))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data113}];
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data110}];
 return false;
 }
 }
-var valid39 = _errs310 === errors;
-}
-else {
-var valid39 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data111}];
-return false;
-}
-}
-var valid36 = _errs305 === errors;
+var valid36 = _errs294 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data106.answer !== undefined){
-let data114 = data106.answer;
-const _errs312 = errors;
-if(typeof data114 !== "string"){
-let dataType103 = typeof data114;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data114;
-}
-else if(data114 === null){
-coerced103 = "";
+if(data109.call !== undefined){
+let data114 = data109.call;
+const _errs311 = errors;
+if(errors === _errs311){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+let missing3;
+if((data114.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data114}];
+const _errs313 = errors;
+for(const key25 in data114){
+if(!((key25 === "tool") || (key25 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
+return false;
+break;
+}
+}
+if(_errs313 === errors){
+if(data114.tool !== undefined){
+let data115 = data114.tool;
+const _errs314 = errors;
+if(typeof data115 !== "string"){
+let dataType105 = typeof data115;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data115;
+}
+else if(data115 === null){
+coerced105 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data115}];
 return false;
 }
 }
-if(coerced103 !== undefined){
-data114 = coerced103;
-if(data106 !== undefined){
-data106["answer"] = coerced103;
+if(coerced105 !== undefined){
+data115 = coerced105;
+if(data114 !== undefined){
+data114["tool"] = coerced105;
 }
 }
 }
-var valid36 = _errs312 === errors;
+if(errors === _errs314){
+if(typeof data115 === "string"){
+if(func3(data115) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data115}];
+return false;
+}
+}
+}
+var valid39 = _errs314 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data114.arguments !== undefined){
+let data116 = data114.arguments;
+const _errs316 = errors;
+if(errors === _errs316){
+if(!(data116 && typeof data116 == "object" && !Array.isArray(data116))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data116}];
+return false;
+}
+}
+var valid39 = _errs316 === errors;
+}
+else {
+var valid39 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
+return false;
+}
+}
+var valid36 = _errs311 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data109.answer !== undefined){
+let data117 = data109.answer;
+const _errs318 = errors;
+if(typeof data117 !== "string"){
+let dataType106 = typeof data117;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data117;
+}
+else if(data117 === null){
+coerced106 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data117}];
+return false;
+}
+}
+if(coerced106 !== undefined){
+data117 = coerced106;
+if(data109 !== undefined){
+data109["answer"] = coerced106;
+}
+}
+}
+var valid36 = _errs318 === errors;
 }
 else {
 var valid36 = true;
@@ -5189,11 +5321,11 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data109}];
 return false;
 }
 }
-var valid35 = _errs285 === errors;
+var valid35 = _errs291 === errors;
 if(!valid35){
 break;
 }
@@ -5201,11 +5333,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data105}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data108}];
 return false;
 }
 }
-var valid34 = _errs283 === errors;
+var valid34 = _errs289 === errors;
 if(!valid34){
 break;
 }
@@ -5213,11 +5345,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data107}];
 return false;
 }
 }
-var valid31 = _errs281 === errors;
+var valid31 = _errs287 === errors;
 }
 else {
 var valid31 = true;
@@ -5230,11 +5362,11 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data101}];
 return false;
 }
 }
-var valid23 = _errs258 === errors;
+var valid23 = _errs264 === errors;
 }
 else {
 var valid23 = true;
@@ -5254,11 +5386,11 @@ var valid23 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data82}];
 return false;
 }
 }
-var valid22 = _errs197 === errors;
+var valid22 = _errs203 === errors;
 if(!valid22){
 break;
 }
@@ -5266,190 +5398,77 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data81}];
 return false;
 }
 }
-var valid0 = _errs195 === errors;
+var valid0 = _errs201 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data115 = data.models;
-const _errs314 = errors;
-if(errors === _errs314){
-if(Array.isArray(data115)){
-if(data115.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data115}];
+let data118 = data.models;
+const _errs320 = errors;
+if(errors === _errs320){
+if(Array.isArray(data118)){
+if(data118.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data118}];
 return false;
 }
 else {
 var valid40 = true;
-const len5 = data115.length;
+const len5 = data118.length;
 for(let i5=0; i5<len5; i5++){
-let data116 = data115[i5];
-const _errs316 = errors;
-if(errors === _errs316){
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+let data119 = data118[i5];
+const _errs322 = errors;
+if(errors === _errs322){
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
 let missing4;
-if(((data116.id === undefined) && (missing4 = "id")) || ((data116.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data116}];
+if(((data119.id === undefined) && (missing4 = "id")) || ((data119.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data119}];
 return false;
 }
 else {
-const _errs318 = errors;
-for(const key26 in data116){
+const _errs324 = errors;
+for(const key26 in data119){
 if(!((((((((key26 === "id") || (key26 === "owned_by")) || (key26 === "context_length")) || (key26 === "max_output_tokens")) || (key26 === "default_max_tokens")) || (key26 === "reasoning")) || (key26 === "pricing")) || (key26 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data119}];
 return false;
 break;
 }
 }
-if(_errs318 === errors){
-if(data116.id !== undefined){
-let data117 = data116.id;
-const _errs319 = errors;
-if(typeof data117 !== "string"){
-let dataType104 = typeof data117;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data117;
-}
-else if(data117 === null){
-coerced104 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data117}];
-return false;
-}
-}
-if(coerced104 !== undefined){
-data117 = coerced104;
-if(data116 !== undefined){
-data116["id"] = coerced104;
-}
-}
-}
-if(errors === _errs319){
-if(typeof data117 === "string"){
-if(func3(data117) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data117}];
-return false;
-}
-}
-}
-var valid41 = _errs319 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data116.owned_by !== undefined){
-let data118 = data116.owned_by;
-const _errs321 = errors;
-if(typeof data118 !== "string"){
-let dataType105 = typeof data118;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data118;
-}
-else if(data118 === null){
-coerced105 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data118}];
-return false;
-}
-}
-if(coerced105 !== undefined){
-data118 = coerced105;
-if(data116 !== undefined){
-data116["owned_by"] = coerced105;
-}
-}
-}
-if(errors === _errs321){
-if(typeof data118 === "string"){
-if(func3(data118) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data118}];
-return false;
-}
-}
-}
-var valid41 = _errs321 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data116.context_length !== undefined){
-let data119 = data116.context_length;
-const _errs323 = errors;
-if(!((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119)))){
-let dataType106 = typeof data119;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 === "boolean" || data119 === null
-              || (dataType106 === "string" && data119 && data119 == +data119 && !(data119 % 1))){
-coerced106 = +data119;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data119}];
-return false;
-}
-}
-if(coerced106 !== undefined){
-data119 = coerced106;
-if(data116 !== undefined){
-data116["context_length"] = coerced106;
-}
-}
-}
-if(errors === _errs323){
-if(typeof data119 == "number"){
-if(data119 < 1 || isNaN(data119)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data119}];
-return false;
-}
-}
-}
-var valid41 = _errs323 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data116.max_output_tokens !== undefined){
-let data120 = data116.max_output_tokens;
+if(_errs324 === errors){
+if(data119.id !== undefined){
+let data120 = data119.id;
 const _errs325 = errors;
-if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
+if(typeof data120 !== "string"){
 let dataType107 = typeof data120;
 let coerced107 = undefined;
 if(!(coerced107 !== undefined)){
-if(dataType107 === "boolean" || data120 === null
-              || (dataType107 === "string" && data120 && data120 == +data120 && !(data120 % 1))){
-coerced107 = +data120;
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data120;
+}
+else if(data120 === null){
+coerced107 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data120}];
 return false;
 }
 }
 if(coerced107 !== undefined){
 data120 = coerced107;
-if(data116 !== undefined){
-data116["max_output_tokens"] = coerced107;
+if(data119 !== undefined){
+data119["id"] = coerced107;
 }
 }
 }
 if(errors === _errs325){
-if(typeof data120 == "number"){
-if(data120 < 1 || isNaN(data120)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data120}];
+if(typeof data120 === "string"){
+if(func3(data120) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data120}];
 return false;
 }
 }
@@ -5460,33 +5479,35 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.default_max_tokens !== undefined){
-let data121 = data116.default_max_tokens;
+if(data119.owned_by !== undefined){
+let data121 = data119.owned_by;
 const _errs327 = errors;
-if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
+if(typeof data121 !== "string"){
 let dataType108 = typeof data121;
 let coerced108 = undefined;
 if(!(coerced108 !== undefined)){
-if(dataType108 === "boolean" || data121 === null
-              || (dataType108 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
-coerced108 = +data121;
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data121;
+}
+else if(data121 === null){
+coerced108 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data121}];
 return false;
 }
 }
 if(coerced108 !== undefined){
 data121 = coerced108;
-if(data116 !== undefined){
-data116["default_max_tokens"] = coerced108;
+if(data119 !== undefined){
+data119["owned_by"] = coerced108;
 }
 }
 }
 if(errors === _errs327){
-if(typeof data121 == "number"){
-if(data121 < 1 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data121}];
+if(typeof data121 === "string"){
+if(func3(data121) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data121}];
 return false;
 }
 }
@@ -5497,44 +5518,155 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.reasoning !== undefined){
-let data122 = data116.reasoning;
+if(data119.context_length !== undefined){
+let data122 = data119.context_length;
 const _errs329 = errors;
+if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
+let dataType109 = typeof data122;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 === "boolean" || data122 === null
+              || (dataType109 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
+coerced109 = +data122;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data122}];
+return false;
+}
+}
+if(coerced109 !== undefined){
+data122 = coerced109;
+if(data119 !== undefined){
+data119["context_length"] = coerced109;
+}
+}
+}
 if(errors === _errs329){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+if(typeof data122 == "number"){
+if(data122 < 1 || isNaN(data122)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data122}];
+return false;
+}
+}
+}
+var valid41 = _errs329 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data119.max_output_tokens !== undefined){
+let data123 = data119.max_output_tokens;
+const _errs331 = errors;
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
+let dataType110 = typeof data123;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 === "boolean" || data123 === null
+              || (dataType110 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+coerced110 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data123}];
+return false;
+}
+}
+if(coerced110 !== undefined){
+data123 = coerced110;
+if(data119 !== undefined){
+data119["max_output_tokens"] = coerced110;
+}
+}
+}
+if(errors === _errs331){
+if(typeof data123 == "number"){
+if(data123 < 1 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data123}];
+return false;
+}
+}
+}
+var valid41 = _errs331 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data119.default_max_tokens !== undefined){
+let data124 = data119.default_max_tokens;
+const _errs333 = errors;
+if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+let dataType111 = typeof data124;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 === "boolean" || data124 === null
+              || (dataType111 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced111 = +data124;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data124}];
+return false;
+}
+}
+if(coerced111 !== undefined){
+data124 = coerced111;
+if(data119 !== undefined){
+data119["default_max_tokens"] = coerced111;
+}
+}
+}
+if(errors === _errs333){
+if(typeof data124 == "number"){
+if(data124 < 1 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data124}];
+return false;
+}
+}
+}
+var valid41 = _errs333 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data119.reasoning !== undefined){
+let data125 = data119.reasoning;
+const _errs335 = errors;
+if(errors === _errs335){
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
 let missing5;
-if((data122.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data122}];
+if((data125.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data125}];
 return false;
 }
 else {
-const _errs331 = errors;
-for(const key27 in data122){
+const _errs337 = errors;
+for(const key27 in data125){
 if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data125}];
 return false;
 break;
 }
 }
-if(_errs331 === errors){
-if(data122.default_effort !== undefined){
-let data123 = data122.default_effort;
-const _errs332 = errors;
-const _errs333 = errors;
+if(_errs337 === errors){
+if(data125.default_effort !== undefined){
+let data126 = data125.default_effort;
+const _errs338 = errors;
+const _errs339 = errors;
 let valid43 = false;
-const _errs334 = errors;
-if(typeof data123 !== "string"){
-let dataType109 = typeof data123;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data123;
+const _errs340 = errors;
+if(typeof data126 !== "string"){
+let dataType112 = typeof data126;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data126;
 }
-else if(data123 === null){
-coerced109 = "";
+else if(data126 === null){
+coerced112 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data123};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5544,15 +5676,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data123 = coerced109;
-if(data122 !== undefined){
-data122["default_effort"] = coerced109;
+if(coerced112 !== undefined){
+data126 = coerced112;
+if(data125 !== undefined){
+data125["default_effort"] = coerced112;
 }
 }
 }
-if("none" !== data123){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data123};
+if("none" !== data126){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5561,22 +5693,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs334 === errors;
+var _valid9 = _errs340 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs336 = errors;
-if(typeof data123 !== "string"){
-let dataType110 = typeof data123;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data123;
+const _errs342 = errors;
+if(typeof data126 !== "string"){
+let dataType113 = typeof data126;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data126;
 }
-else if(data123 === null){
-coerced110 = "";
+else if(data126 === null){
+coerced113 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data123};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5586,15 +5718,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data123 = coerced110;
-if(data122 !== undefined){
-data122["default_effort"] = coerced110;
+if(coerced113 !== undefined){
+data126 = coerced113;
+if(data125 !== undefined){
+data125["default_effort"] = coerced113;
 }
 }
 }
-if("minimal" !== data123){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data123};
+if("minimal" !== data126){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5603,22 +5735,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs336 === errors;
+var _valid9 = _errs342 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs338 = errors;
-if(typeof data123 !== "string"){
-let dataType111 = typeof data123;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data123;
+const _errs344 = errors;
+if(typeof data126 !== "string"){
+let dataType114 = typeof data126;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data126;
 }
-else if(data123 === null){
-coerced111 = "";
+else if(data126 === null){
+coerced114 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data123};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5628,15 +5760,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data123 = coerced111;
-if(data122 !== undefined){
-data122["default_effort"] = coerced111;
+if(coerced114 !== undefined){
+data126 = coerced114;
+if(data125 !== undefined){
+data125["default_effort"] = coerced114;
 }
 }
 }
-if("low" !== data123){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data123};
+if("low" !== data126){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5645,22 +5777,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs338 === errors;
+var _valid9 = _errs344 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs340 = errors;
-if(typeof data123 !== "string"){
-let dataType112 = typeof data123;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data123;
+const _errs346 = errors;
+if(typeof data126 !== "string"){
+let dataType115 = typeof data126;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data126;
 }
-else if(data123 === null){
-coerced112 = "";
+else if(data126 === null){
+coerced115 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data123};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data126};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5670,15 +5802,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data123 = coerced112;
-if(data122 !== undefined){
-data122["default_effort"] = coerced112;
+if(coerced115 !== undefined){
+data126 = coerced115;
+if(data125 !== undefined){
+data125["default_effort"] = coerced115;
 }
 }
 }
-if("medium" !== data123){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data123};
+if("medium" !== data126){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data126};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5687,22 +5819,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs340 === errors;
+var _valid9 = _errs346 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs342 = errors;
-if(typeof data123 !== "string"){
-let dataType113 = typeof data123;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data123;
+const _errs348 = errors;
+if(typeof data126 !== "string"){
+let dataType116 = typeof data126;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data126;
 }
-else if(data123 === null){
-coerced113 = "";
+else if(data126 === null){
+coerced116 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data123};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data126};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5712,15 +5844,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data123 = coerced113;
-if(data122 !== undefined){
-data122["default_effort"] = coerced113;
+if(coerced116 !== undefined){
+data126 = coerced116;
+if(data125 !== undefined){
+data125["default_effort"] = coerced116;
 }
 }
 }
-if("high" !== data123){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data123};
+if("high" !== data126){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data126};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5729,22 +5861,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs342 === errors;
+var _valid9 = _errs348 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs344 = errors;
-if(typeof data123 !== "string"){
-let dataType114 = typeof data123;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data123;
+const _errs350 = errors;
+if(typeof data126 !== "string"){
+let dataType117 = typeof data126;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data126;
 }
-else if(data123 === null){
-coerced114 = "";
+else if(data126 === null){
+coerced117 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data123};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data126};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5754,15 +5886,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data123 = coerced114;
-if(data122 !== undefined){
-data122["default_effort"] = coerced114;
+if(coerced117 !== undefined){
+data126 = coerced117;
+if(data125 !== undefined){
+data125["default_effort"] = coerced117;
 }
 }
 }
-if("xhigh" !== data123){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data123};
+if("xhigh" !== data126){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data126};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5771,22 +5903,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs344 === errors;
+var _valid9 = _errs350 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs346 = errors;
-if(typeof data123 !== "string"){
-let dataType115 = typeof data123;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data123;
+const _errs352 = errors;
+if(typeof data126 !== "string"){
+let dataType118 = typeof data126;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data126;
 }
-else if(data123 === null){
-coerced115 = "";
+else if(data126 === null){
+coerced118 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data123};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data126};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5796,15 +5928,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data123 = coerced115;
-if(data122 !== undefined){
-data122["default_effort"] = coerced115;
+if(coerced118 !== undefined){
+data126 = coerced118;
+if(data125 !== undefined){
+data125["default_effort"] = coerced118;
 }
 }
 }
-if("max" !== data123){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data123};
+if("max" !== data126){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data126};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5813,7 +5945,7 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs346 === errors;
+var _valid9 = _errs352 === errors;
 valid43 = valid43 || _valid9;
 }
 }
@@ -5822,7 +5954,7 @@ valid43 = valid43 || _valid9;
 }
 }
 if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data123};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data126};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5834,52 +5966,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs333;
+errors = _errs339;
 if(vErrors !== null){
-if(_errs333){
-vErrors.length = _errs333;
+if(_errs339){
+vErrors.length = _errs339;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs332 === errors;
+var valid42 = _errs338 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data122.efforts !== undefined){
-let data124 = data122.efforts;
-const _errs348 = errors;
-if(errors === _errs348){
-if(Array.isArray(data124)){
-if(data124.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data124}];
+if(data125.efforts !== undefined){
+let data127 = data125.efforts;
+const _errs354 = errors;
+if(errors === _errs354){
+if(Array.isArray(data127)){
+if(data127.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data127}];
 return false;
 }
 else {
 var valid44 = true;
-const len6 = data124.length;
+const len6 = data127.length;
 for(let i6=0; i6<len6; i6++){
-let data125 = data124[i6];
-const _errs350 = errors;
-const _errs351 = errors;
+let data128 = data127[i6];
+const _errs356 = errors;
+const _errs357 = errors;
 let valid45 = false;
-const _errs352 = errors;
-if(typeof data125 !== "string"){
-let dataType116 = typeof data125;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data125;
+const _errs358 = errors;
+if(typeof data128 !== "string"){
+let dataType119 = typeof data128;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data128;
 }
-else if(data125 === null){
-coerced116 = "";
+else if(data128 === null){
+coerced119 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data125};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data128};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5889,15 +6021,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data125 = coerced116;
-if(data124 !== undefined){
-data124[i6] = coerced116;
+if(coerced119 !== undefined){
+data128 = coerced119;
+if(data127 !== undefined){
+data127[i6] = coerced119;
 }
 }
 }
-if("none" !== data125){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data125};
+if("none" !== data128){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data128};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5906,22 +6038,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs352 === errors;
+var _valid10 = _errs358 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs354 = errors;
-if(typeof data125 !== "string"){
-let dataType117 = typeof data125;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data125;
+const _errs360 = errors;
+if(typeof data128 !== "string"){
+let dataType120 = typeof data128;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data128;
 }
-else if(data125 === null){
-coerced117 = "";
+else if(data128 === null){
+coerced120 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data125};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data128};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5931,15 +6063,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data125 = coerced117;
-if(data124 !== undefined){
-data124[i6] = coerced117;
+if(coerced120 !== undefined){
+data128 = coerced120;
+if(data127 !== undefined){
+data127[i6] = coerced120;
 }
 }
 }
-if("minimal" !== data125){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data125};
+if("minimal" !== data128){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data128};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5948,22 +6080,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs354 === errors;
+var _valid10 = _errs360 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs356 = errors;
-if(typeof data125 !== "string"){
-let dataType118 = typeof data125;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data125;
+const _errs362 = errors;
+if(typeof data128 !== "string"){
+let dataType121 = typeof data128;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data128;
 }
-else if(data125 === null){
-coerced118 = "";
+else if(data128 === null){
+coerced121 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data125};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data128};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5973,15 +6105,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data125 = coerced118;
-if(data124 !== undefined){
-data124[i6] = coerced118;
+if(coerced121 !== undefined){
+data128 = coerced121;
+if(data127 !== undefined){
+data127[i6] = coerced121;
 }
 }
 }
-if("low" !== data125){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data125};
+if("low" !== data128){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data128};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5990,22 +6122,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs356 === errors;
+var _valid10 = _errs362 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs358 = errors;
-if(typeof data125 !== "string"){
-let dataType119 = typeof data125;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data125;
+const _errs364 = errors;
+if(typeof data128 !== "string"){
+let dataType122 = typeof data128;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data128;
 }
-else if(data125 === null){
-coerced119 = "";
+else if(data128 === null){
+coerced122 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data125};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data128};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6015,15 +6147,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data125 = coerced119;
-if(data124 !== undefined){
-data124[i6] = coerced119;
+if(coerced122 !== undefined){
+data128 = coerced122;
+if(data127 !== undefined){
+data127[i6] = coerced122;
 }
 }
 }
-if("medium" !== data125){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data125};
+if("medium" !== data128){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data128};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6032,22 +6164,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs358 === errors;
+var _valid10 = _errs364 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs360 = errors;
-if(typeof data125 !== "string"){
-let dataType120 = typeof data125;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data125;
+const _errs366 = errors;
+if(typeof data128 !== "string"){
+let dataType123 = typeof data128;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data128;
 }
-else if(data125 === null){
-coerced120 = "";
+else if(data128 === null){
+coerced123 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data125};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data128};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6057,15 +6189,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced120 !== undefined){
-data125 = coerced120;
-if(data124 !== undefined){
-data124[i6] = coerced120;
+if(coerced123 !== undefined){
+data128 = coerced123;
+if(data127 !== undefined){
+data127[i6] = coerced123;
 }
 }
 }
-if("high" !== data125){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data125};
+if("high" !== data128){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data128};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6074,22 +6206,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs360 === errors;
+var _valid10 = _errs366 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs362 = errors;
-if(typeof data125 !== "string"){
-let dataType121 = typeof data125;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data125;
+const _errs368 = errors;
+if(typeof data128 !== "string"){
+let dataType124 = typeof data128;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data128;
 }
-else if(data125 === null){
-coerced121 = "";
+else if(data128 === null){
+coerced124 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data125};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data128};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6099,15 +6231,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data125 = coerced121;
-if(data124 !== undefined){
-data124[i6] = coerced121;
+if(coerced124 !== undefined){
+data128 = coerced124;
+if(data127 !== undefined){
+data127[i6] = coerced124;
 }
 }
 }
-if("xhigh" !== data125){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data125};
+if("xhigh" !== data128){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data128};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6116,22 +6248,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs362 === errors;
+var _valid10 = _errs368 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs364 = errors;
-if(typeof data125 !== "string"){
-let dataType122 = typeof data125;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data125;
+const _errs370 = errors;
+if(typeof data128 !== "string"){
+let dataType125 = typeof data128;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data128;
 }
-else if(data125 === null){
-coerced122 = "";
+else if(data128 === null){
+coerced125 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data125};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data128};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6141,15 +6273,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced122 !== undefined){
-data125 = coerced122;
-if(data124 !== undefined){
-data124[i6] = coerced122;
+if(coerced125 !== undefined){
+data128 = coerced125;
+if(data127 !== undefined){
+data127[i6] = coerced125;
 }
 }
 }
-if("max" !== data125){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data125};
+if("max" !== data128){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data128};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6158,7 +6290,7 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs364 === errors;
+var _valid10 = _errs370 === errors;
 valid45 = valid45 || _valid10;
 }
 }
@@ -6167,7 +6299,7 @@ valid45 = valid45 || _valid10;
 }
 }
 if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data125};
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data128};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6179,17 +6311,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs351;
+errors = _errs357;
 if(vErrors !== null){
-if(_errs351){
-vErrors.length = _errs351;
+if(_errs357){
+vErrors.length = _errs357;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs350 === errors;
+var valid44 = _errs356 === errors;
 if(!valid44){
 break;
 }
@@ -6197,34 +6329,34 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data127}];
 return false;
 }
 }
-var valid42 = _errs348 === errors;
+var valid42 = _errs354 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data122.style !== undefined){
-let data126 = data122.style;
-const _errs366 = errors;
-const _errs367 = errors;
+if(data125.style !== undefined){
+let data129 = data125.style;
+const _errs372 = errors;
+const _errs373 = errors;
 let valid46 = false;
-const _errs368 = errors;
-if(typeof data126 !== "string"){
-let dataType123 = typeof data126;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data126;
+const _errs374 = errors;
+if(typeof data129 !== "string"){
+let dataType126 = typeof data129;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data129;
 }
-else if(data126 === null){
-coerced123 = "";
+else if(data129 === null){
+coerced126 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data126};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data129};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6234,15 +6366,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data126 = coerced123;
-if(data122 !== undefined){
-data122["style"] = coerced123;
+if(coerced126 !== undefined){
+data129 = coerced126;
+if(data125 !== undefined){
+data125["style"] = coerced126;
 }
 }
 }
-if("budget" !== data126){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data126};
+if("budget" !== data129){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data129};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6251,22 +6383,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs368 === errors;
+var _valid11 = _errs374 === errors;
 valid46 = valid46 || _valid11;
 if(!valid46){
-const _errs370 = errors;
-if(typeof data126 !== "string"){
-let dataType124 = typeof data126;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data126;
+const _errs376 = errors;
+if(typeof data129 !== "string"){
+let dataType127 = typeof data129;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data129;
 }
-else if(data126 === null){
-coerced124 = "";
+else if(data129 === null){
+coerced127 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data126};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data129};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6276,15 +6408,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data126 = coerced124;
-if(data122 !== undefined){
-data122["style"] = coerced124;
+if(coerced127 !== undefined){
+data129 = coerced127;
+if(data125 !== undefined){
+data125["style"] = coerced127;
 }
 }
 }
-if("level" !== data126){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data126};
+if("level" !== data129){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data129};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6293,11 +6425,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs370 === errors;
+var _valid11 = _errs376 === errors;
 valid46 = valid46 || _valid11;
 }
 if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data126};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data129};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6309,149 +6441,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs367;
+errors = _errs373;
 if(vErrors !== null){
-if(_errs367){
-vErrors.length = _errs367;
+if(_errs373){
+vErrors.length = _errs373;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs366 === errors;
+var valid42 = _errs372 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data122.budgets !== undefined){
-let data127 = data122.budgets;
-const _errs372 = errors;
-if(errors === _errs372){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-const _errs374 = errors;
-for(const key28 in data127){
+if(data125.budgets !== undefined){
+let data130 = data125.budgets;
+const _errs378 = errors;
+if(errors === _errs378){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+const _errs380 = errors;
+for(const key28 in data130){
 if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data130}];
 return false;
 break;
 }
 }
-if(_errs374 === errors){
-if(data127.none !== undefined){
-let data128 = data127.none;
-const _errs375 = errors;
-if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
-let dataType125 = typeof data128;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 === "boolean" || data128 === null
-              || (dataType125 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
-coerced125 = +data128;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data128}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data128 = coerced125;
-if(data127 !== undefined){
-data127["none"] = coerced125;
-}
-}
-}
-if(errors === _errs375){
-if(typeof data128 == "number"){
-if(data128 < 0 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data128}];
-return false;
-}
-}
-}
-var valid47 = _errs375 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data127.minimal !== undefined){
-let data129 = data127.minimal;
-const _errs377 = errors;
-if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
-let dataType126 = typeof data129;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 === "boolean" || data129 === null
-              || (dataType126 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
-coerced126 = +data129;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data129}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data129 = coerced126;
-if(data127 !== undefined){
-data127["minimal"] = coerced126;
-}
-}
-}
-if(errors === _errs377){
-if(typeof data129 == "number"){
-if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data129}];
-return false;
-}
-}
-}
-var valid47 = _errs377 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data127.low !== undefined){
-let data130 = data127.low;
-const _errs379 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
-let dataType127 = typeof data130;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 === "boolean" || data130 === null
-              || (dataType127 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced127 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data130}];
-return false;
-}
-}
-if(coerced127 !== undefined){
-data130 = coerced127;
-if(data127 !== undefined){
-data127["low"] = coerced127;
-}
-}
-}
-if(errors === _errs379){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data130}];
-return false;
-}
-}
-}
-var valid47 = _errs379 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data127.medium !== undefined){
-let data131 = data127.medium;
+if(_errs380 === errors){
+if(data130.none !== undefined){
+let data131 = data130.none;
 const _errs381 = errors;
 if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
 let dataType128 = typeof data131;
@@ -6462,21 +6483,21 @@ if(dataType128 === "boolean" || data131 === null
 coerced128 = +data131;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data131}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data131 = coerced128;
-if(data127 !== undefined){
-data127["medium"] = coerced128;
+if(data130 !== undefined){
+data130["none"] = coerced128;
 }
 }
 }
 if(errors === _errs381){
 if(typeof data131 == "number"){
-if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data131}];
+if(data131 < 0 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data131}];
 return false;
 }
 }
@@ -6487,8 +6508,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.high !== undefined){
-let data132 = data127.high;
+if(data130.minimal !== undefined){
+let data132 = data130.minimal;
 const _errs383 = errors;
 if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
 let dataType129 = typeof data132;
@@ -6499,21 +6520,21 @@ if(dataType129 === "boolean" || data132 === null
 coerced129 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data132}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data132 = coerced129;
-if(data127 !== undefined){
-data127["high"] = coerced129;
+if(data130 !== undefined){
+data130["minimal"] = coerced129;
 }
 }
 }
 if(errors === _errs383){
 if(typeof data132 == "number"){
 if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data132}];
 return false;
 }
 }
@@ -6524,8 +6545,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.xhigh !== undefined){
-let data133 = data127.xhigh;
+if(data130.low !== undefined){
+let data133 = data130.low;
 const _errs385 = errors;
 if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
 let dataType130 = typeof data133;
@@ -6536,21 +6557,21 @@ if(dataType130 === "boolean" || data133 === null
 coerced130 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data133}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data133 = coerced130;
-if(data127 !== undefined){
-data127["xhigh"] = coerced130;
+if(data130 !== undefined){
+data130["low"] = coerced130;
 }
 }
 }
 if(errors === _errs385){
 if(typeof data133 == "number"){
 if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data133}];
 return false;
 }
 }
@@ -6561,8 +6582,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.max !== undefined){
-let data134 = data127.max;
+if(data130.medium !== undefined){
+let data134 = data130.medium;
 const _errs387 = errors;
 if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
 let dataType131 = typeof data134;
@@ -6573,26 +6594,137 @@ if(dataType131 === "boolean" || data134 === null
 coerced131 = +data134;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data134}];
 return false;
 }
 }
 if(coerced131 !== undefined){
 data134 = coerced131;
-if(data127 !== undefined){
-data127["max"] = coerced131;
+if(data130 !== undefined){
+data130["medium"] = coerced131;
 }
 }
 }
 if(errors === _errs387){
 if(typeof data134 == "number"){
 if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data134}];
 return false;
 }
 }
 }
 var valid47 = _errs387 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data130.high !== undefined){
+let data135 = data130.high;
+const _errs389 = errors;
+if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
+let dataType132 = typeof data135;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 === "boolean" || data135 === null
+              || (dataType132 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
+coerced132 = +data135;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data135}];
+return false;
+}
+}
+if(coerced132 !== undefined){
+data135 = coerced132;
+if(data130 !== undefined){
+data130["high"] = coerced132;
+}
+}
+}
+if(errors === _errs389){
+if(typeof data135 == "number"){
+if(data135 < 1 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data135}];
+return false;
+}
+}
+}
+var valid47 = _errs389 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data130.xhigh !== undefined){
+let data136 = data130.xhigh;
+const _errs391 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType133 = typeof data136;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 === "boolean" || data136 === null
+              || (dataType133 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced133 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data136}];
+return false;
+}
+}
+if(coerced133 !== undefined){
+data136 = coerced133;
+if(data130 !== undefined){
+data130["xhigh"] = coerced133;
+}
+}
+}
+if(errors === _errs391){
+if(typeof data136 == "number"){
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data136}];
+return false;
+}
+}
+}
+var valid47 = _errs391 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data130.max !== undefined){
+let data137 = data130.max;
+const _errs393 = errors;
+if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
+let dataType134 = typeof data137;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 === "boolean" || data137 === null
+              || (dataType134 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
+coerced134 = +data137;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data137}];
+return false;
+}
+}
+if(coerced134 !== undefined){
+data137 = coerced134;
+if(data130 !== undefined){
+data130["max"] = coerced134;
+}
+}
+}
+if(errors === _errs393){
+if(typeof data137 == "number"){
+if(data137 < 1 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data137}];
+return false;
+}
+}
+}
+var valid47 = _errs393 === errors;
 }
 else {
 var valid47 = true;
@@ -6606,48 +6738,48 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data130}];
 return false;
 }
 }
-var valid42 = _errs372 === errors;
+var valid42 = _errs378 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data122.levels !== undefined){
-let data135 = data122.levels;
-const _errs389 = errors;
-if(errors === _errs389){
-if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
-const _errs391 = errors;
-for(const key29 in data135){
+if(data125.levels !== undefined){
+let data138 = data125.levels;
+const _errs395 = errors;
+if(errors === _errs395){
+if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+const _errs397 = errors;
+for(const key29 in data138){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data138}];
 return false;
 break;
 }
 }
-if(_errs391 === errors){
-if(data135.none !== undefined){
-let data136 = data135.none;
-const _errs392 = errors;
-const _errs393 = errors;
+if(_errs397 === errors){
+if(data138.none !== undefined){
+let data139 = data138.none;
+const _errs398 = errors;
+const _errs399 = errors;
 let valid49 = false;
-const _errs394 = errors;
-if(typeof data136 !== "string"){
-let dataType132 = typeof data136;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data136;
+const _errs400 = errors;
+if(typeof data139 !== "string"){
+let dataType135 = typeof data139;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data139;
 }
-else if(data136 === null){
-coerced132 = "";
+else if(data139 === null){
+coerced135 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data136};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6657,15 +6789,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data136 = coerced132;
-if(data135 !== undefined){
-data135["none"] = coerced132;
+if(coerced135 !== undefined){
+data139 = coerced135;
+if(data138 !== undefined){
+data138["none"] = coerced135;
 }
 }
 }
-if("minimal" !== data136){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data136};
+if("minimal" !== data139){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6674,22 +6806,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs394 === errors;
+var _valid12 = _errs400 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs396 = errors;
-if(typeof data136 !== "string"){
-let dataType133 = typeof data136;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data136;
+const _errs402 = errors;
+if(typeof data139 !== "string"){
+let dataType136 = typeof data139;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data139;
 }
-else if(data136 === null){
-coerced133 = "";
+else if(data139 === null){
+coerced136 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data136};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6699,15 +6831,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data136 = coerced133;
-if(data135 !== undefined){
-data135["none"] = coerced133;
+if(coerced136 !== undefined){
+data139 = coerced136;
+if(data138 !== undefined){
+data138["none"] = coerced136;
 }
 }
 }
-if("low" !== data136){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data136};
+if("low" !== data139){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6716,22 +6848,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs396 === errors;
+var _valid12 = _errs402 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs398 = errors;
-if(typeof data136 !== "string"){
-let dataType134 = typeof data136;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data136;
+const _errs404 = errors;
+if(typeof data139 !== "string"){
+let dataType137 = typeof data139;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data139;
 }
-else if(data136 === null){
-coerced134 = "";
+else if(data139 === null){
+coerced137 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data136};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6741,15 +6873,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data136 = coerced134;
-if(data135 !== undefined){
-data135["none"] = coerced134;
+if(coerced137 !== undefined){
+data139 = coerced137;
+if(data138 !== undefined){
+data138["none"] = coerced137;
 }
 }
 }
-if("medium" !== data136){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data136};
+if("medium" !== data139){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6758,22 +6890,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs398 === errors;
+var _valid12 = _errs404 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs400 = errors;
-if(typeof data136 !== "string"){
-let dataType135 = typeof data136;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data136;
+const _errs406 = errors;
+if(typeof data139 !== "string"){
+let dataType138 = typeof data139;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data139;
 }
-else if(data136 === null){
-coerced135 = "";
+else if(data139 === null){
+coerced138 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data136};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6783,15 +6915,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data136 = coerced135;
-if(data135 !== undefined){
-data135["none"] = coerced135;
+if(coerced138 !== undefined){
+data139 = coerced138;
+if(data138 !== undefined){
+data138["none"] = coerced138;
 }
 }
 }
-if("high" !== data136){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data136};
+if("high" !== data139){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6800,22 +6932,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs400 === errors;
+var _valid12 = _errs406 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs402 = errors;
-if(typeof data136 !== "string"){
-let dataType136 = typeof data136;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data136;
+const _errs408 = errors;
+if(typeof data139 !== "string"){
+let dataType139 = typeof data139;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data139;
 }
-else if(data136 === null){
-coerced136 = "";
+else if(data139 === null){
+coerced139 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data136};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6825,15 +6957,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data136 = coerced136;
-if(data135 !== undefined){
-data135["none"] = coerced136;
+if(coerced139 !== undefined){
+data139 = coerced139;
+if(data138 !== undefined){
+data138["none"] = coerced139;
 }
 }
 }
-if("xhigh" !== data136){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data136};
+if("xhigh" !== data139){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -6842,22 +6974,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs402 === errors;
+var _valid12 = _errs408 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs404 = errors;
-if(typeof data136 !== "string"){
-let dataType137 = typeof data136;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data136;
+const _errs410 = errors;
+if(typeof data139 !== "string"){
+let dataType140 = typeof data139;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data139;
 }
-else if(data136 === null){
-coerced137 = "";
+else if(data139 === null){
+coerced140 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data136};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -6867,15 +6999,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data136 = coerced137;
-if(data135 !== undefined){
-data135["none"] = coerced137;
+if(coerced140 !== undefined){
+data139 = coerced140;
+if(data138 !== undefined){
+data138["none"] = coerced140;
 }
 }
 }
-if("max" !== data136){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data136};
+if("max" !== data139){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -6884,7 +7016,7 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs404 === errors;
+var _valid12 = _errs410 === errors;
 valid49 = valid49 || _valid12;
 }
 }
@@ -6892,7 +7024,7 @@ valid49 = valid49 || _valid12;
 }
 }
 if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data136};
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data139};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -6904,40 +7036,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs393;
+errors = _errs399;
 if(vErrors !== null){
-if(_errs393){
-vErrors.length = _errs393;
+if(_errs399){
+vErrors.length = _errs399;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs392 === errors;
+var valid48 = _errs398 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data135.minimal !== undefined){
-let data137 = data135.minimal;
-const _errs406 = errors;
-const _errs407 = errors;
+if(data138.minimal !== undefined){
+let data140 = data138.minimal;
+const _errs412 = errors;
+const _errs413 = errors;
 let valid50 = false;
-const _errs408 = errors;
-if(typeof data137 !== "string"){
-let dataType138 = typeof data137;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data137;
+const _errs414 = errors;
+if(typeof data140 !== "string"){
+let dataType141 = typeof data140;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data140;
 }
-else if(data137 === null){
-coerced138 = "";
+else if(data140 === null){
+coerced141 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data137};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -6947,15 +7079,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data137 = coerced138;
-if(data135 !== undefined){
-data135["minimal"] = coerced138;
+if(coerced141 !== undefined){
+data140 = coerced141;
+if(data138 !== undefined){
+data138["minimal"] = coerced141;
 }
 }
 }
-if("minimal" !== data137){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data137};
+if("minimal" !== data140){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -6964,22 +7096,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs408 === errors;
+var _valid13 = _errs414 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs410 = errors;
-if(typeof data137 !== "string"){
-let dataType139 = typeof data137;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data137;
+const _errs416 = errors;
+if(typeof data140 !== "string"){
+let dataType142 = typeof data140;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data140;
 }
-else if(data137 === null){
-coerced139 = "";
+else if(data140 === null){
+coerced142 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data137};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -6989,15 +7121,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data137 = coerced139;
-if(data135 !== undefined){
-data135["minimal"] = coerced139;
+if(coerced142 !== undefined){
+data140 = coerced142;
+if(data138 !== undefined){
+data138["minimal"] = coerced142;
 }
 }
 }
-if("low" !== data137){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data137};
+if("low" !== data140){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7006,22 +7138,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs410 === errors;
+var _valid13 = _errs416 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs412 = errors;
-if(typeof data137 !== "string"){
-let dataType140 = typeof data137;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data137;
+const _errs418 = errors;
+if(typeof data140 !== "string"){
+let dataType143 = typeof data140;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data140;
 }
-else if(data137 === null){
-coerced140 = "";
+else if(data140 === null){
+coerced143 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data137};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7031,15 +7163,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data137 = coerced140;
-if(data135 !== undefined){
-data135["minimal"] = coerced140;
+if(coerced143 !== undefined){
+data140 = coerced143;
+if(data138 !== undefined){
+data138["minimal"] = coerced143;
 }
 }
 }
-if("medium" !== data137){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data137};
+if("medium" !== data140){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7048,22 +7180,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs412 === errors;
+var _valid13 = _errs418 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs414 = errors;
-if(typeof data137 !== "string"){
-let dataType141 = typeof data137;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data137;
+const _errs420 = errors;
+if(typeof data140 !== "string"){
+let dataType144 = typeof data140;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data140;
 }
-else if(data137 === null){
-coerced141 = "";
+else if(data140 === null){
+coerced144 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data137};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7073,15 +7205,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data137 = coerced141;
-if(data135 !== undefined){
-data135["minimal"] = coerced141;
+if(coerced144 !== undefined){
+data140 = coerced144;
+if(data138 !== undefined){
+data138["minimal"] = coerced144;
 }
 }
 }
-if("high" !== data137){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data137};
+if("high" !== data140){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7090,22 +7222,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs414 === errors;
+var _valid13 = _errs420 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs416 = errors;
-if(typeof data137 !== "string"){
-let dataType142 = typeof data137;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data137;
+const _errs422 = errors;
+if(typeof data140 !== "string"){
+let dataType145 = typeof data140;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data140;
 }
-else if(data137 === null){
-coerced142 = "";
+else if(data140 === null){
+coerced145 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data137};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7115,15 +7247,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data137 = coerced142;
-if(data135 !== undefined){
-data135["minimal"] = coerced142;
+if(coerced145 !== undefined){
+data140 = coerced145;
+if(data138 !== undefined){
+data138["minimal"] = coerced145;
 }
 }
 }
-if("xhigh" !== data137){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data137};
+if("xhigh" !== data140){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7132,22 +7264,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs416 === errors;
+var _valid13 = _errs422 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs418 = errors;
-if(typeof data137 !== "string"){
-let dataType143 = typeof data137;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data137;
+const _errs424 = errors;
+if(typeof data140 !== "string"){
+let dataType146 = typeof data140;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data140;
 }
-else if(data137 === null){
-coerced143 = "";
+else if(data140 === null){
+coerced146 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data137};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7157,15 +7289,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data137 = coerced143;
-if(data135 !== undefined){
-data135["minimal"] = coerced143;
+if(coerced146 !== undefined){
+data140 = coerced146;
+if(data138 !== undefined){
+data138["minimal"] = coerced146;
 }
 }
 }
-if("max" !== data137){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data137};
+if("max" !== data140){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7174,7 +7306,7 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs418 === errors;
+var _valid13 = _errs424 === errors;
 valid50 = valid50 || _valid13;
 }
 }
@@ -7182,7 +7314,7 @@ valid50 = valid50 || _valid13;
 }
 }
 if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data137};
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data140};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7194,40 +7326,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs407;
+errors = _errs413;
 if(vErrors !== null){
-if(_errs407){
-vErrors.length = _errs407;
+if(_errs413){
+vErrors.length = _errs413;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs406 === errors;
+var valid48 = _errs412 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data135.low !== undefined){
-let data138 = data135.low;
-const _errs420 = errors;
-const _errs421 = errors;
+if(data138.low !== undefined){
+let data141 = data138.low;
+const _errs426 = errors;
+const _errs427 = errors;
 let valid51 = false;
-const _errs422 = errors;
-if(typeof data138 !== "string"){
-let dataType144 = typeof data138;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data138;
+const _errs428 = errors;
+if(typeof data141 !== "string"){
+let dataType147 = typeof data141;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data141;
 }
-else if(data138 === null){
-coerced144 = "";
+else if(data141 === null){
+coerced147 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data138};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7237,15 +7369,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data138 = coerced144;
-if(data135 !== undefined){
-data135["low"] = coerced144;
+if(coerced147 !== undefined){
+data141 = coerced147;
+if(data138 !== undefined){
+data138["low"] = coerced147;
 }
 }
 }
-if("minimal" !== data138){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data138};
+if("minimal" !== data141){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7254,22 +7386,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs422 === errors;
+var _valid14 = _errs428 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs424 = errors;
-if(typeof data138 !== "string"){
-let dataType145 = typeof data138;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data138;
+const _errs430 = errors;
+if(typeof data141 !== "string"){
+let dataType148 = typeof data141;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data141;
 }
-else if(data138 === null){
-coerced145 = "";
+else if(data141 === null){
+coerced148 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data138};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7279,15 +7411,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data138 = coerced145;
-if(data135 !== undefined){
-data135["low"] = coerced145;
+if(coerced148 !== undefined){
+data141 = coerced148;
+if(data138 !== undefined){
+data138["low"] = coerced148;
 }
 }
 }
-if("low" !== data138){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data138};
+if("low" !== data141){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7296,22 +7428,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs424 === errors;
+var _valid14 = _errs430 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs426 = errors;
-if(typeof data138 !== "string"){
-let dataType146 = typeof data138;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data138;
+const _errs432 = errors;
+if(typeof data141 !== "string"){
+let dataType149 = typeof data141;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data141;
 }
-else if(data138 === null){
-coerced146 = "";
+else if(data141 === null){
+coerced149 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data138};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7321,15 +7453,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data138 = coerced146;
-if(data135 !== undefined){
-data135["low"] = coerced146;
+if(coerced149 !== undefined){
+data141 = coerced149;
+if(data138 !== undefined){
+data138["low"] = coerced149;
 }
 }
 }
-if("medium" !== data138){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data138};
+if("medium" !== data141){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7338,22 +7470,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs426 === errors;
+var _valid14 = _errs432 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs428 = errors;
-if(typeof data138 !== "string"){
-let dataType147 = typeof data138;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data138;
+const _errs434 = errors;
+if(typeof data141 !== "string"){
+let dataType150 = typeof data141;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data141;
 }
-else if(data138 === null){
-coerced147 = "";
+else if(data141 === null){
+coerced150 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data138};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7363,15 +7495,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data138 = coerced147;
-if(data135 !== undefined){
-data135["low"] = coerced147;
+if(coerced150 !== undefined){
+data141 = coerced150;
+if(data138 !== undefined){
+data138["low"] = coerced150;
 }
 }
 }
-if("high" !== data138){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data138};
+if("high" !== data141){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7380,22 +7512,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs428 === errors;
+var _valid14 = _errs434 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs430 = errors;
-if(typeof data138 !== "string"){
-let dataType148 = typeof data138;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data138;
+const _errs436 = errors;
+if(typeof data141 !== "string"){
+let dataType151 = typeof data141;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data141;
 }
-else if(data138 === null){
-coerced148 = "";
+else if(data141 === null){
+coerced151 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data138};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7405,15 +7537,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data138 = coerced148;
-if(data135 !== undefined){
-data135["low"] = coerced148;
+if(coerced151 !== undefined){
+data141 = coerced151;
+if(data138 !== undefined){
+data138["low"] = coerced151;
 }
 }
 }
-if("xhigh" !== data138){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data138};
+if("xhigh" !== data141){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7422,22 +7554,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs430 === errors;
+var _valid14 = _errs436 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs432 = errors;
-if(typeof data138 !== "string"){
-let dataType149 = typeof data138;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data138;
+const _errs438 = errors;
+if(typeof data141 !== "string"){
+let dataType152 = typeof data141;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data141;
 }
-else if(data138 === null){
-coerced149 = "";
+else if(data141 === null){
+coerced152 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data138};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data141};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7447,15 +7579,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data138 = coerced149;
-if(data135 !== undefined){
-data135["low"] = coerced149;
+if(coerced152 !== undefined){
+data141 = coerced152;
+if(data138 !== undefined){
+data138["low"] = coerced152;
 }
 }
 }
-if("max" !== data138){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data138};
+if("max" !== data141){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data141};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7464,7 +7596,7 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs432 === errors;
+var _valid14 = _errs438 === errors;
 valid51 = valid51 || _valid14;
 }
 }
@@ -7472,7 +7604,7 @@ valid51 = valid51 || _valid14;
 }
 }
 if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data138};
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data141};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7484,40 +7616,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs421;
+errors = _errs427;
 if(vErrors !== null){
-if(_errs421){
-vErrors.length = _errs421;
+if(_errs427){
+vErrors.length = _errs427;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs420 === errors;
+var valid48 = _errs426 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data135.medium !== undefined){
-let data139 = data135.medium;
-const _errs434 = errors;
-const _errs435 = errors;
+if(data138.medium !== undefined){
+let data142 = data138.medium;
+const _errs440 = errors;
+const _errs441 = errors;
 let valid52 = false;
-const _errs436 = errors;
-if(typeof data139 !== "string"){
-let dataType150 = typeof data139;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data139;
+const _errs442 = errors;
+if(typeof data142 !== "string"){
+let dataType153 = typeof data142;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data142;
 }
-else if(data139 === null){
-coerced150 = "";
+else if(data142 === null){
+coerced153 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data139};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7527,15 +7659,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data139 = coerced150;
-if(data135 !== undefined){
-data135["medium"] = coerced150;
+if(coerced153 !== undefined){
+data142 = coerced153;
+if(data138 !== undefined){
+data138["medium"] = coerced153;
 }
 }
 }
-if("minimal" !== data139){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data139};
+if("minimal" !== data142){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7544,22 +7676,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs436 === errors;
+var _valid15 = _errs442 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs438 = errors;
-if(typeof data139 !== "string"){
-let dataType151 = typeof data139;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data139;
+const _errs444 = errors;
+if(typeof data142 !== "string"){
+let dataType154 = typeof data142;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data142;
 }
-else if(data139 === null){
-coerced151 = "";
+else if(data142 === null){
+coerced154 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data139};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7569,15 +7701,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data139 = coerced151;
-if(data135 !== undefined){
-data135["medium"] = coerced151;
+if(coerced154 !== undefined){
+data142 = coerced154;
+if(data138 !== undefined){
+data138["medium"] = coerced154;
 }
 }
 }
-if("low" !== data139){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data139};
+if("low" !== data142){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7586,22 +7718,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs438 === errors;
+var _valid15 = _errs444 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs440 = errors;
-if(typeof data139 !== "string"){
-let dataType152 = typeof data139;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data139;
+const _errs446 = errors;
+if(typeof data142 !== "string"){
+let dataType155 = typeof data142;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data142;
 }
-else if(data139 === null){
-coerced152 = "";
+else if(data142 === null){
+coerced155 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data139};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7611,15 +7743,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data139 = coerced152;
-if(data135 !== undefined){
-data135["medium"] = coerced152;
+if(coerced155 !== undefined){
+data142 = coerced155;
+if(data138 !== undefined){
+data138["medium"] = coerced155;
 }
 }
 }
-if("medium" !== data139){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data139};
+if("medium" !== data142){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7628,22 +7760,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs440 === errors;
+var _valid15 = _errs446 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs442 = errors;
-if(typeof data139 !== "string"){
-let dataType153 = typeof data139;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data139;
+const _errs448 = errors;
+if(typeof data142 !== "string"){
+let dataType156 = typeof data142;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data142;
 }
-else if(data139 === null){
-coerced153 = "";
+else if(data142 === null){
+coerced156 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data139};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7653,15 +7785,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data139 = coerced153;
-if(data135 !== undefined){
-data135["medium"] = coerced153;
+if(coerced156 !== undefined){
+data142 = coerced156;
+if(data138 !== undefined){
+data138["medium"] = coerced156;
 }
 }
 }
-if("high" !== data139){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data139};
+if("high" !== data142){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -7670,22 +7802,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs442 === errors;
+var _valid15 = _errs448 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs444 = errors;
-if(typeof data139 !== "string"){
-let dataType154 = typeof data139;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data139;
+const _errs450 = errors;
+if(typeof data142 !== "string"){
+let dataType157 = typeof data142;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data142;
 }
-else if(data139 === null){
-coerced154 = "";
+else if(data142 === null){
+coerced157 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data139};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -7695,15 +7827,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data139 = coerced154;
-if(data135 !== undefined){
-data135["medium"] = coerced154;
+if(coerced157 !== undefined){
+data142 = coerced157;
+if(data138 !== undefined){
+data138["medium"] = coerced157;
 }
 }
 }
-if("xhigh" !== data139){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data139};
+if("xhigh" !== data142){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -7712,22 +7844,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs444 === errors;
+var _valid15 = _errs450 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs446 = errors;
-if(typeof data139 !== "string"){
-let dataType155 = typeof data139;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data139;
+const _errs452 = errors;
+if(typeof data142 !== "string"){
+let dataType158 = typeof data142;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data142;
 }
-else if(data139 === null){
-coerced155 = "";
+else if(data142 === null){
+coerced158 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data139};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data142};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -7737,15 +7869,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data139 = coerced155;
-if(data135 !== undefined){
-data135["medium"] = coerced155;
+if(coerced158 !== undefined){
+data142 = coerced158;
+if(data138 !== undefined){
+data138["medium"] = coerced158;
 }
 }
 }
-if("max" !== data139){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data139};
+if("max" !== data142){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data142};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -7754,7 +7886,7 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs446 === errors;
+var _valid15 = _errs452 === errors;
 valid52 = valid52 || _valid15;
 }
 }
@@ -7762,7 +7894,7 @@ valid52 = valid52 || _valid15;
 }
 }
 if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data139};
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data142};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -7774,40 +7906,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs435;
+errors = _errs441;
 if(vErrors !== null){
-if(_errs435){
-vErrors.length = _errs435;
+if(_errs441){
+vErrors.length = _errs441;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs434 === errors;
+var valid48 = _errs440 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data135.high !== undefined){
-let data140 = data135.high;
-const _errs448 = errors;
-const _errs449 = errors;
+if(data138.high !== undefined){
+let data143 = data138.high;
+const _errs454 = errors;
+const _errs455 = errors;
 let valid53 = false;
-const _errs450 = errors;
-if(typeof data140 !== "string"){
-let dataType156 = typeof data140;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data140;
+const _errs456 = errors;
+if(typeof data143 !== "string"){
+let dataType159 = typeof data143;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data143;
 }
-else if(data140 === null){
-coerced156 = "";
+else if(data143 === null){
+coerced159 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data140};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -7817,15 +7949,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data140 = coerced156;
-if(data135 !== undefined){
-data135["high"] = coerced156;
+if(coerced159 !== undefined){
+data143 = coerced159;
+if(data138 !== undefined){
+data138["high"] = coerced159;
 }
 }
 }
-if("minimal" !== data140){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data140};
+if("minimal" !== data143){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -7834,22 +7966,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs450 === errors;
+var _valid16 = _errs456 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs452 = errors;
-if(typeof data140 !== "string"){
-let dataType157 = typeof data140;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data140;
+const _errs458 = errors;
+if(typeof data143 !== "string"){
+let dataType160 = typeof data143;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data143;
 }
-else if(data140 === null){
-coerced157 = "";
+else if(data143 === null){
+coerced160 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data140};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -7859,15 +7991,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data140 = coerced157;
-if(data135 !== undefined){
-data135["high"] = coerced157;
+if(coerced160 !== undefined){
+data143 = coerced160;
+if(data138 !== undefined){
+data138["high"] = coerced160;
 }
 }
 }
-if("low" !== data140){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data140};
+if("low" !== data143){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -7876,22 +8008,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs452 === errors;
+var _valid16 = _errs458 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs454 = errors;
-if(typeof data140 !== "string"){
-let dataType158 = typeof data140;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data140;
+const _errs460 = errors;
+if(typeof data143 !== "string"){
+let dataType161 = typeof data143;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data143;
 }
-else if(data140 === null){
-coerced158 = "";
+else if(data143 === null){
+coerced161 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data140};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -7901,15 +8033,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data140 = coerced158;
-if(data135 !== undefined){
-data135["high"] = coerced158;
+if(coerced161 !== undefined){
+data143 = coerced161;
+if(data138 !== undefined){
+data138["high"] = coerced161;
 }
 }
 }
-if("medium" !== data140){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data140};
+if("medium" !== data143){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -7918,22 +8050,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs454 === errors;
+var _valid16 = _errs460 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs456 = errors;
-if(typeof data140 !== "string"){
-let dataType159 = typeof data140;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data140;
+const _errs462 = errors;
+if(typeof data143 !== "string"){
+let dataType162 = typeof data143;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data143;
 }
-else if(data140 === null){
-coerced159 = "";
+else if(data143 === null){
+coerced162 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data140};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -7943,15 +8075,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data140 = coerced159;
-if(data135 !== undefined){
-data135["high"] = coerced159;
+if(coerced162 !== undefined){
+data143 = coerced162;
+if(data138 !== undefined){
+data138["high"] = coerced162;
 }
 }
 }
-if("high" !== data140){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data140};
+if("high" !== data143){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -7960,22 +8092,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs456 === errors;
+var _valid16 = _errs462 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs458 = errors;
-if(typeof data140 !== "string"){
-let dataType160 = typeof data140;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data140;
+const _errs464 = errors;
+if(typeof data143 !== "string"){
+let dataType163 = typeof data143;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data143;
 }
-else if(data140 === null){
-coerced160 = "";
+else if(data143 === null){
+coerced163 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data140};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data143};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -7985,15 +8117,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data140 = coerced160;
-if(data135 !== undefined){
-data135["high"] = coerced160;
+if(coerced163 !== undefined){
+data143 = coerced163;
+if(data138 !== undefined){
+data138["high"] = coerced163;
 }
 }
 }
-if("xhigh" !== data140){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data140};
+if("xhigh" !== data143){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data143};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8002,22 +8134,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs458 === errors;
+var _valid16 = _errs464 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs460 = errors;
-if(typeof data140 !== "string"){
-let dataType161 = typeof data140;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data140;
+const _errs466 = errors;
+if(typeof data143 !== "string"){
+let dataType164 = typeof data143;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data143;
 }
-else if(data140 === null){
-coerced161 = "";
+else if(data143 === null){
+coerced164 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data140};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data143};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8027,15 +8159,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data140 = coerced161;
-if(data135 !== undefined){
-data135["high"] = coerced161;
+if(coerced164 !== undefined){
+data143 = coerced164;
+if(data138 !== undefined){
+data138["high"] = coerced164;
 }
 }
 }
-if("max" !== data140){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data140};
+if("max" !== data143){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data143};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8044,7 +8176,7 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs460 === errors;
+var _valid16 = _errs466 === errors;
 valid53 = valid53 || _valid16;
 }
 }
@@ -8052,7 +8184,7 @@ valid53 = valid53 || _valid16;
 }
 }
 if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data140};
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data143};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8064,40 +8196,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs449;
+errors = _errs455;
 if(vErrors !== null){
-if(_errs449){
-vErrors.length = _errs449;
+if(_errs455){
+vErrors.length = _errs455;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs448 === errors;
+var valid48 = _errs454 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data135.xhigh !== undefined){
-let data141 = data135.xhigh;
-const _errs462 = errors;
-const _errs463 = errors;
+if(data138.xhigh !== undefined){
+let data144 = data138.xhigh;
+const _errs468 = errors;
+const _errs469 = errors;
 let valid54 = false;
-const _errs464 = errors;
-if(typeof data141 !== "string"){
-let dataType162 = typeof data141;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data141;
+const _errs470 = errors;
+if(typeof data144 !== "string"){
+let dataType165 = typeof data144;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data144;
 }
-else if(data141 === null){
-coerced162 = "";
+else if(data144 === null){
+coerced165 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data141};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data144};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8107,15 +8239,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data141 = coerced162;
-if(data135 !== undefined){
-data135["xhigh"] = coerced162;
+if(coerced165 !== undefined){
+data144 = coerced165;
+if(data138 !== undefined){
+data138["xhigh"] = coerced165;
 }
 }
 }
-if("minimal" !== data141){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data141};
+if("minimal" !== data144){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data144};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8124,22 +8256,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs464 === errors;
+var _valid17 = _errs470 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs466 = errors;
-if(typeof data141 !== "string"){
-let dataType163 = typeof data141;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data141;
+const _errs472 = errors;
+if(typeof data144 !== "string"){
+let dataType166 = typeof data144;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data144;
 }
-else if(data141 === null){
-coerced163 = "";
+else if(data144 === null){
+coerced166 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data141};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data144};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8149,15 +8281,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data141 = coerced163;
-if(data135 !== undefined){
-data135["xhigh"] = coerced163;
+if(coerced166 !== undefined){
+data144 = coerced166;
+if(data138 !== undefined){
+data138["xhigh"] = coerced166;
 }
 }
 }
-if("low" !== data141){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data141};
+if("low" !== data144){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data144};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8166,22 +8298,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs466 === errors;
+var _valid17 = _errs472 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs468 = errors;
-if(typeof data141 !== "string"){
-let dataType164 = typeof data141;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data141;
+const _errs474 = errors;
+if(typeof data144 !== "string"){
+let dataType167 = typeof data144;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data144;
 }
-else if(data141 === null){
-coerced164 = "";
+else if(data144 === null){
+coerced167 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data141};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data144};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8191,15 +8323,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data141 = coerced164;
-if(data135 !== undefined){
-data135["xhigh"] = coerced164;
+if(coerced167 !== undefined){
+data144 = coerced167;
+if(data138 !== undefined){
+data138["xhigh"] = coerced167;
 }
 }
 }
-if("medium" !== data141){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data141};
+if("medium" !== data144){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data144};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8208,22 +8340,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs468 === errors;
+var _valid17 = _errs474 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs470 = errors;
-if(typeof data141 !== "string"){
-let dataType165 = typeof data141;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data141;
+const _errs476 = errors;
+if(typeof data144 !== "string"){
+let dataType168 = typeof data144;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data144;
 }
-else if(data141 === null){
-coerced165 = "";
+else if(data144 === null){
+coerced168 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data141};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data144};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8233,15 +8365,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data141 = coerced165;
-if(data135 !== undefined){
-data135["xhigh"] = coerced165;
+if(coerced168 !== undefined){
+data144 = coerced168;
+if(data138 !== undefined){
+data138["xhigh"] = coerced168;
 }
 }
 }
-if("high" !== data141){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data141};
+if("high" !== data144){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data144};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8250,22 +8382,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs470 === errors;
+var _valid17 = _errs476 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs472 = errors;
-if(typeof data141 !== "string"){
-let dataType166 = typeof data141;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data141;
+const _errs478 = errors;
+if(typeof data144 !== "string"){
+let dataType169 = typeof data144;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data144;
 }
-else if(data141 === null){
-coerced166 = "";
+else if(data144 === null){
+coerced169 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data141};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data144};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8275,15 +8407,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data141 = coerced166;
-if(data135 !== undefined){
-data135["xhigh"] = coerced166;
+if(coerced169 !== undefined){
+data144 = coerced169;
+if(data138 !== undefined){
+data138["xhigh"] = coerced169;
 }
 }
 }
-if("xhigh" !== data141){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data141};
+if("xhigh" !== data144){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data144};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8292,22 +8424,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs472 === errors;
+var _valid17 = _errs478 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs474 = errors;
-if(typeof data141 !== "string"){
-let dataType167 = typeof data141;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data141;
+const _errs480 = errors;
+if(typeof data144 !== "string"){
+let dataType170 = typeof data144;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data144;
 }
-else if(data141 === null){
-coerced167 = "";
+else if(data144 === null){
+coerced170 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data141};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data144};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8317,15 +8449,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data141 = coerced167;
-if(data135 !== undefined){
-data135["xhigh"] = coerced167;
+if(coerced170 !== undefined){
+data144 = coerced170;
+if(data138 !== undefined){
+data138["xhigh"] = coerced170;
 }
 }
 }
-if("max" !== data141){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data141};
+if("max" !== data144){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data144};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8334,7 +8466,7 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs474 === errors;
+var _valid17 = _errs480 === errors;
 valid54 = valid54 || _valid17;
 }
 }
@@ -8342,7 +8474,7 @@ valid54 = valid54 || _valid17;
 }
 }
 if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data141};
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data144};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8354,40 +8486,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs463;
+errors = _errs469;
 if(vErrors !== null){
-if(_errs463){
-vErrors.length = _errs463;
+if(_errs469){
+vErrors.length = _errs469;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs462 === errors;
+var valid48 = _errs468 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data135.max !== undefined){
-let data142 = data135.max;
-const _errs476 = errors;
-const _errs477 = errors;
+if(data138.max !== undefined){
+let data145 = data138.max;
+const _errs482 = errors;
+const _errs483 = errors;
 let valid55 = false;
-const _errs478 = errors;
-if(typeof data142 !== "string"){
-let dataType168 = typeof data142;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data142;
+const _errs484 = errors;
+if(typeof data145 !== "string"){
+let dataType171 = typeof data145;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data145;
 }
-else if(data142 === null){
-coerced168 = "";
+else if(data145 === null){
+coerced171 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data142};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8397,15 +8529,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data142 = coerced168;
-if(data135 !== undefined){
-data135["max"] = coerced168;
+if(coerced171 !== undefined){
+data145 = coerced171;
+if(data138 !== undefined){
+data138["max"] = coerced171;
 }
 }
 }
-if("minimal" !== data142){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data142};
+if("minimal" !== data145){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8414,22 +8546,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs478 === errors;
+var _valid18 = _errs484 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs480 = errors;
-if(typeof data142 !== "string"){
-let dataType169 = typeof data142;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data142;
+const _errs486 = errors;
+if(typeof data145 !== "string"){
+let dataType172 = typeof data145;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data145;
 }
-else if(data142 === null){
-coerced169 = "";
+else if(data145 === null){
+coerced172 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data142};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8439,15 +8571,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data142 = coerced169;
-if(data135 !== undefined){
-data135["max"] = coerced169;
+if(coerced172 !== undefined){
+data145 = coerced172;
+if(data138 !== undefined){
+data138["max"] = coerced172;
 }
 }
 }
-if("low" !== data142){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data142};
+if("low" !== data145){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8456,22 +8588,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs480 === errors;
+var _valid18 = _errs486 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs482 = errors;
-if(typeof data142 !== "string"){
-let dataType170 = typeof data142;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data142;
+const _errs488 = errors;
+if(typeof data145 !== "string"){
+let dataType173 = typeof data145;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data145;
 }
-else if(data142 === null){
-coerced170 = "";
+else if(data145 === null){
+coerced173 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data142};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8481,15 +8613,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data142 = coerced170;
-if(data135 !== undefined){
-data135["max"] = coerced170;
+if(coerced173 !== undefined){
+data145 = coerced173;
+if(data138 !== undefined){
+data138["max"] = coerced173;
 }
 }
 }
-if("medium" !== data142){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data142};
+if("medium" !== data145){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8498,22 +8630,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs482 === errors;
+var _valid18 = _errs488 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs484 = errors;
-if(typeof data142 !== "string"){
-let dataType171 = typeof data142;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data142;
+const _errs490 = errors;
+if(typeof data145 !== "string"){
+let dataType174 = typeof data145;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data145;
 }
-else if(data142 === null){
-coerced171 = "";
+else if(data145 === null){
+coerced174 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data142};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8523,15 +8655,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data142 = coerced171;
-if(data135 !== undefined){
-data135["max"] = coerced171;
+if(coerced174 !== undefined){
+data145 = coerced174;
+if(data138 !== undefined){
+data138["max"] = coerced174;
 }
 }
 }
-if("high" !== data142){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data142};
+if("high" !== data145){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8540,22 +8672,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs484 === errors;
+var _valid18 = _errs490 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs486 = errors;
-if(typeof data142 !== "string"){
-let dataType172 = typeof data142;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data142;
+const _errs492 = errors;
+if(typeof data145 !== "string"){
+let dataType175 = typeof data145;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data145;
 }
-else if(data142 === null){
-coerced172 = "";
+else if(data145 === null){
+coerced175 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data142};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -8565,15 +8697,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data142 = coerced172;
-if(data135 !== undefined){
-data135["max"] = coerced172;
+if(coerced175 !== undefined){
+data145 = coerced175;
+if(data138 !== undefined){
+data138["max"] = coerced175;
 }
 }
 }
-if("xhigh" !== data142){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data142};
+if("xhigh" !== data145){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -8582,22 +8714,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs486 === errors;
+var _valid18 = _errs492 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs488 = errors;
-if(typeof data142 !== "string"){
-let dataType173 = typeof data142;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data142;
+const _errs494 = errors;
+if(typeof data145 !== "string"){
+let dataType176 = typeof data145;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data145;
 }
-else if(data142 === null){
-coerced173 = "";
+else if(data145 === null){
+coerced176 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data142};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data145};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -8607,15 +8739,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data142 = coerced173;
-if(data135 !== undefined){
-data135["max"] = coerced173;
+if(coerced176 !== undefined){
+data145 = coerced176;
+if(data138 !== undefined){
+data138["max"] = coerced176;
 }
 }
 }
-if("max" !== data142){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data142};
+if("max" !== data145){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data145};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -8624,7 +8756,7 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs488 === errors;
+var _valid18 = _errs494 === errors;
 valid55 = valid55 || _valid18;
 }
 }
@@ -8632,7 +8764,7 @@ valid55 = valid55 || _valid18;
 }
 }
 if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data142};
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data145};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -8644,17 +8776,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs477;
+errors = _errs483;
 if(vErrors !== null){
-if(_errs477){
-vErrors.length = _errs477;
+if(_errs483){
+vErrors.length = _errs483;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs476 === errors;
+var valid48 = _errs482 === errors;
 }
 else {
 var valid48 = true;
@@ -8668,48 +8800,48 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data138}];
 return false;
 }
 }
-var valid42 = _errs389 === errors;
+var valid42 = _errs395 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data122.answer_tokens !== undefined){
-let data143 = data122.answer_tokens;
-const _errs490 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType174 = typeof data143;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 === "boolean" || data143 === null
-              || (dataType174 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced174 = +data143;
+if(data125.answer_tokens !== undefined){
+let data146 = data125.answer_tokens;
+const _errs496 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType177 = typeof data146;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 === "boolean" || data146 === null
+              || (dataType177 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced177 = +data146;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data146}];
 return false;
 }
 }
-if(coerced174 !== undefined){
-data143 = coerced174;
-if(data122 !== undefined){
-data122["answer_tokens"] = coerced174;
+if(coerced177 !== undefined){
+data146 = coerced177;
+if(data125 !== undefined){
+data125["answer_tokens"] = coerced177;
 }
 }
 }
-if(errors === _errs490){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data143}];
+if(errors === _errs496){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data146}];
 return false;
 }
 }
 }
-var valid42 = _errs490 === errors;
+var valid42 = _errs496 === errors;
 }
 else {
 var valid42 = true;
@@ -8723,149 +8855,38 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data125}];
 return false;
 }
 }
-var valid41 = _errs329 === errors;
+var valid41 = _errs335 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.pricing !== undefined){
-let data144 = data116.pricing;
-const _errs492 = errors;
-if(errors === _errs492){
-if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
+if(data119.pricing !== undefined){
+let data147 = data119.pricing;
+const _errs498 = errors;
+if(errors === _errs498){
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
 let missing6;
-if(((data144.input === undefined) && (missing6 = "input")) || ((data144.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data144}];
+if(((data147.input === undefined) && (missing6 = "input")) || ((data147.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data147}];
 return false;
 }
 else {
-const _errs494 = errors;
-for(const key30 in data144){
+const _errs500 = errors;
+for(const key30 in data147){
 if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data147}];
 return false;
 break;
 }
 }
-if(_errs494 === errors){
-if(data144.input !== undefined){
-let data145 = data144.input;
-const _errs495 = errors;
-if(!(typeof data145 == "number")){
-let dataType175 = typeof data145;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "boolean" || data145 === null
-              || (dataType175 == "string" && data145 && data145 == +data145)){
-coerced175 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data145}];
-return false;
-}
-}
-if(coerced175 !== undefined){
-data145 = coerced175;
-if(data144 !== undefined){
-data144["input"] = coerced175;
-}
-}
-}
-if(errors === _errs495){
-if(typeof data145 == "number"){
-if(data145 < 0 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data145}];
-return false;
-}
-}
-}
-var valid56 = _errs495 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data144.output !== undefined){
-let data146 = data144.output;
-const _errs497 = errors;
-if(!(typeof data146 == "number")){
-let dataType176 = typeof data146;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "boolean" || data146 === null
-              || (dataType176 == "string" && data146 && data146 == +data146)){
-coerced176 = +data146;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data146}];
-return false;
-}
-}
-if(coerced176 !== undefined){
-data146 = coerced176;
-if(data144 !== undefined){
-data144["output"] = coerced176;
-}
-}
-}
-if(errors === _errs497){
-if(typeof data146 == "number"){
-if(data146 < 0 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data146}];
-return false;
-}
-}
-}
-var valid56 = _errs497 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data144.cached_input !== undefined){
-let data147 = data144.cached_input;
-const _errs499 = errors;
-if(!(typeof data147 == "number")){
-let dataType177 = typeof data147;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "boolean" || data147 === null
-              || (dataType177 == "string" && data147 && data147 == +data147)){
-coerced177 = +data147;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data147}];
-return false;
-}
-}
-if(coerced177 !== undefined){
-data147 = coerced177;
-if(data144 !== undefined){
-data144["cached_input"] = coerced177;
-}
-}
-}
-if(errors === _errs499){
-if(typeof data147 == "number"){
-if(data147 < 0 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data147}];
-return false;
-}
-}
-}
-var valid56 = _errs499 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data144.cache_write !== undefined){
-let data148 = data144.cache_write;
+if(_errs500 === errors){
+if(data147.input !== undefined){
+let data148 = data147.input;
 const _errs501 = errors;
 if(!(typeof data148 == "number")){
 let dataType178 = typeof data148;
@@ -8876,21 +8897,21 @@ if(dataType178 == "boolean" || data148 === null
 coerced178 = +data148;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data148}];
 return false;
 }
 }
 if(coerced178 !== undefined){
 data148 = coerced178;
-if(data144 !== undefined){
-data144["cache_write"] = coerced178;
+if(data147 !== undefined){
+data147["input"] = coerced178;
 }
 }
 }
 if(errors === _errs501){
 if(typeof data148 == "number"){
 if(data148 < 0 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data148}];
 return false;
 }
 }
@@ -8901,8 +8922,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data144.cache_write_1h !== undefined){
-let data149 = data144.cache_write_1h;
+if(data147.output !== undefined){
+let data149 = data147.output;
 const _errs503 = errors;
 if(!(typeof data149 == "number")){
 let dataType179 = typeof data149;
@@ -8913,21 +8934,21 @@ if(dataType179 == "boolean" || data149 === null
 coerced179 = +data149;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data149}];
 return false;
 }
 }
 if(coerced179 !== undefined){
 data149 = coerced179;
-if(data144 !== undefined){
-data144["cache_write_1h"] = coerced179;
+if(data147 !== undefined){
+data147["output"] = coerced179;
 }
 }
 }
 if(errors === _errs503){
 if(typeof data149 == "number"){
 if(data149 < 0 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data149}];
 return false;
 }
 }
@@ -8938,8 +8959,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data144.reasoning !== undefined){
-let data150 = data144.reasoning;
+if(data147.cached_input !== undefined){
+let data150 = data147.cached_input;
 const _errs505 = errors;
 if(!(typeof data150 == "number")){
 let dataType180 = typeof data150;
@@ -8950,26 +8971,137 @@ if(dataType180 == "boolean" || data150 === null
 coerced180 = +data150;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data150}];
 return false;
 }
 }
 if(coerced180 !== undefined){
 data150 = coerced180;
-if(data144 !== undefined){
-data144["reasoning"] = coerced180;
+if(data147 !== undefined){
+data147["cached_input"] = coerced180;
 }
 }
 }
 if(errors === _errs505){
 if(typeof data150 == "number"){
 if(data150 < 0 || isNaN(data150)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data150}];
 return false;
 }
 }
 }
 var valid56 = _errs505 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data147.cache_write !== undefined){
+let data151 = data147.cache_write;
+const _errs507 = errors;
+if(!(typeof data151 == "number")){
+let dataType181 = typeof data151;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "boolean" || data151 === null
+              || (dataType181 == "string" && data151 && data151 == +data151)){
+coerced181 = +data151;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data151}];
+return false;
+}
+}
+if(coerced181 !== undefined){
+data151 = coerced181;
+if(data147 !== undefined){
+data147["cache_write"] = coerced181;
+}
+}
+}
+if(errors === _errs507){
+if(typeof data151 == "number"){
+if(data151 < 0 || isNaN(data151)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data151}];
+return false;
+}
+}
+}
+var valid56 = _errs507 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data147.cache_write_1h !== undefined){
+let data152 = data147.cache_write_1h;
+const _errs509 = errors;
+if(!(typeof data152 == "number")){
+let dataType182 = typeof data152;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "boolean" || data152 === null
+              || (dataType182 == "string" && data152 && data152 == +data152)){
+coerced182 = +data152;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data152}];
+return false;
+}
+}
+if(coerced182 !== undefined){
+data152 = coerced182;
+if(data147 !== undefined){
+data147["cache_write_1h"] = coerced182;
+}
+}
+}
+if(errors === _errs509){
+if(typeof data152 == "number"){
+if(data152 < 0 || isNaN(data152)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data152}];
+return false;
+}
+}
+}
+var valid56 = _errs509 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data147.reasoning !== undefined){
+let data153 = data147.reasoning;
+const _errs511 = errors;
+if(!(typeof data153 == "number")){
+let dataType183 = typeof data153;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "boolean" || data153 === null
+              || (dataType183 == "string" && data153 && data153 == +data153)){
+coerced183 = +data153;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data153}];
+return false;
+}
+}
+if(coerced183 !== undefined){
+data153 = coerced183;
+if(data147 !== undefined){
+data147["reasoning"] = coerced183;
+}
+}
+}
+if(errors === _errs511){
+if(typeof data153 == "number"){
+if(data153 < 0 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data153}];
+return false;
+}
+}
+}
+var valid56 = _errs511 === errors;
 }
 else {
 var valid56 = true;
@@ -8983,190 +9115,77 @@ var valid56 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data147}];
 return false;
 }
 }
-var valid41 = _errs492 === errors;
+var valid41 = _errs498 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.routes !== undefined){
-let data151 = data116.routes;
-const _errs507 = errors;
-if(errors === _errs507){
-if(Array.isArray(data151)){
-if(data151.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data151}];
+if(data119.routes !== undefined){
+let data154 = data119.routes;
+const _errs513 = errors;
+if(errors === _errs513){
+if(Array.isArray(data154)){
+if(data154.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data154}];
 return false;
 }
 else {
 var valid57 = true;
-const len7 = data151.length;
+const len7 = data154.length;
 for(let i7=0; i7<len7; i7++){
-let data152 = data151[i7];
-const _errs509 = errors;
-if(errors === _errs509){
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+let data155 = data154[i7];
+const _errs515 = errors;
+if(errors === _errs515){
+if(data155 && typeof data155 == "object" && !Array.isArray(data155)){
 let missing7;
-if((data152.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+if((data155.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data155}];
 return false;
 }
 else {
-const _errs511 = errors;
-for(const key31 in data152){
+const _errs517 = errors;
+for(const key31 in data155){
 if(!((((key31 === "node") || (key31 === "model")) || (key31 === "weight")) || (key31 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data155}];
 return false;
 break;
 }
 }
-if(_errs511 === errors){
-if(data152.node !== undefined){
-let data153 = data152.node;
-const _errs512 = errors;
-if(typeof data153 !== "string"){
-let dataType181 = typeof data153;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data153;
-}
-else if(data153 === null){
-coerced181 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data153}];
-return false;
-}
-}
-if(coerced181 !== undefined){
-data153 = coerced181;
-if(data152 !== undefined){
-data152["node"] = coerced181;
-}
-}
-}
-if(errors === _errs512){
-if(typeof data153 === "string"){
-if(func3(data153) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data153}];
-return false;
-}
-}
-}
-var valid58 = _errs512 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data152.model !== undefined){
-let data154 = data152.model;
-const _errs514 = errors;
-if(typeof data154 !== "string"){
-let dataType182 = typeof data154;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data154;
-}
-else if(data154 === null){
-coerced182 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data154}];
-return false;
-}
-}
-if(coerced182 !== undefined){
-data154 = coerced182;
-if(data152 !== undefined){
-data152["model"] = coerced182;
-}
-}
-}
-if(errors === _errs514){
-if(typeof data154 === "string"){
-if(func3(data154) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data154}];
-return false;
-}
-}
-}
-var valid58 = _errs514 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data152.weight !== undefined){
-let data155 = data152.weight;
-const _errs516 = errors;
-if(!(typeof data155 == "number")){
-let dataType183 = typeof data155;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "boolean" || data155 === null
-              || (dataType183 == "string" && data155 && data155 == +data155)){
-coerced183 = +data155;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data155}];
-return false;
-}
-}
-if(coerced183 !== undefined){
-data155 = coerced183;
-if(data152 !== undefined){
-data152["weight"] = coerced183;
-}
-}
-}
-if(errors === _errs516){
-if(typeof data155 == "number"){
-if(data155 <= 0 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data155}];
-return false;
-}
-}
-}
-var valid58 = _errs516 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data152.priority !== undefined){
-let data156 = data152.priority;
+if(_errs517 === errors){
+if(data155.node !== undefined){
+let data156 = data155.node;
 const _errs518 = errors;
-if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
+if(typeof data156 !== "string"){
 let dataType184 = typeof data156;
 let coerced184 = undefined;
 if(!(coerced184 !== undefined)){
-if(dataType184 === "boolean" || data156 === null
-              || (dataType184 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
-coerced184 = +data156;
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data156;
+}
+else if(data156 === null){
+coerced184 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data156}];
 return false;
 }
 }
 if(coerced184 !== undefined){
 data156 = coerced184;
-if(data152 !== undefined){
-data152["priority"] = coerced184;
+if(data155 !== undefined){
+data155["node"] = coerced184;
 }
 }
 }
 if(errors === _errs518){
-if(typeof data156 == "number"){
-if(data156 < 0 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data156}];
+if(typeof data156 === "string"){
+if(func3(data156) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data156}];
 return false;
 }
 }
@@ -9176,6 +9195,119 @@ var valid58 = _errs518 === errors;
 else {
 var valid58 = true;
 }
+if(valid58){
+if(data155.model !== undefined){
+let data157 = data155.model;
+const _errs520 = errors;
+if(typeof data157 !== "string"){
+let dataType185 = typeof data157;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data157;
+}
+else if(data157 === null){
+coerced185 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data157}];
+return false;
+}
+}
+if(coerced185 !== undefined){
+data157 = coerced185;
+if(data155 !== undefined){
+data155["model"] = coerced185;
+}
+}
+}
+if(errors === _errs520){
+if(typeof data157 === "string"){
+if(func3(data157) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data157}];
+return false;
+}
+}
+}
+var valid58 = _errs520 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data155.weight !== undefined){
+let data158 = data155.weight;
+const _errs522 = errors;
+if(!(typeof data158 == "number")){
+let dataType186 = typeof data158;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "boolean" || data158 === null
+              || (dataType186 == "string" && data158 && data158 == +data158)){
+coerced186 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data158}];
+return false;
+}
+}
+if(coerced186 !== undefined){
+data158 = coerced186;
+if(data155 !== undefined){
+data155["weight"] = coerced186;
+}
+}
+}
+if(errors === _errs522){
+if(typeof data158 == "number"){
+if(data158 <= 0 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data158}];
+return false;
+}
+}
+}
+var valid58 = _errs522 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data155.priority !== undefined){
+let data159 = data155.priority;
+const _errs524 = errors;
+if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+let dataType187 = typeof data159;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 === "boolean" || data159 === null
+              || (dataType187 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced187 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data159}];
+return false;
+}
+}
+if(coerced187 !== undefined){
+data159 = coerced187;
+if(data155 !== undefined){
+data155["priority"] = coerced187;
+}
+}
+}
+if(errors === _errs524){
+if(typeof data159 == "number"){
+if(data159 < 0 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data159}];
+return false;
+}
+}
+}
+var valid58 = _errs524 === errors;
+}
+else {
+var valid58 = true;
+}
 }
 }
 }
@@ -9183,11 +9315,11 @@ var valid58 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data155}];
 return false;
 }
 }
-var valid57 = _errs509 === errors;
+var valid57 = _errs515 === errors;
 if(!valid57){
 break;
 }
@@ -9195,11 +9327,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data154}];
 return false;
 }
 }
-var valid41 = _errs507 === errors;
+var valid41 = _errs513 === errors;
 }
 else {
 var valid41 = true;
@@ -9215,11 +9347,11 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data119}];
 return false;
 }
 }
-var valid40 = _errs316 === errors;
+var valid40 = _errs322 === errors;
 if(!valid40){
 break;
 }
@@ -9227,197 +9359,80 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data118}];
 return false;
 }
 }
-var valid0 = _errs314 === errors;
+var valid0 = _errs320 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data157 = data.accounts;
-const _errs520 = errors;
-if(errors === _errs520){
-if(Array.isArray(data157)){
+let data160 = data.accounts;
+const _errs526 = errors;
+if(errors === _errs526){
+if(Array.isArray(data160)){
 var valid59 = true;
-const len8 = data157.length;
+const len8 = data160.length;
 for(let i8=0; i8<len8; i8++){
-let data158 = data157[i8];
-const _errs522 = errors;
-if(errors === _errs522){
-if(data158 && typeof data158 == "object" && !Array.isArray(data158)){
+let data161 = data160[i8];
+const _errs528 = errors;
+if(errors === _errs528){
+if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
 let missing8;
-if((data158.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data158}];
+if((data161.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data161}];
 return false;
 }
 else {
-const _errs524 = errors;
-for(const key32 in data158){
+const _errs530 = errors;
+for(const key32 in data161){
 if(!((((((key32 === "id") || (key32 === "name")) || (key32 === "balance")) || (key32 === "allowed_models")) || (key32 === "limits")) || (key32 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data161}];
 return false;
 break;
 }
 }
-if(_errs524 === errors){
-if(data158.id !== undefined){
-let data159 = data158.id;
-const _errs525 = errors;
-if(typeof data159 !== "string"){
-let dataType185 = typeof data159;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data159;
-}
-else if(data159 === null){
-coerced185 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
-return false;
-}
-}
-if(coerced185 !== undefined){
-data159 = coerced185;
-if(data158 !== undefined){
-data158["id"] = coerced185;
-}
-}
-}
-if(errors === _errs525){
-if(typeof data159 === "string"){
-if(func3(data159) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
-return false;
-}
-else {
-if(!pattern6.test(data159)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
-return false;
-}
-}
-}
-}
-var valid60 = _errs525 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data158.name !== undefined){
-let data160 = data158.name;
-const _errs527 = errors;
-if(typeof data160 !== "string"){
-let dataType186 = typeof data160;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data160;
-}
-else if(data160 === null){
-coerced186 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data160}];
-return false;
-}
-}
-if(coerced186 !== undefined){
-data160 = coerced186;
-if(data158 !== undefined){
-data158["name"] = coerced186;
-}
-}
-}
-var valid60 = _errs527 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data158.balance !== undefined){
-let data161 = data158.balance;
-const _errs529 = errors;
-if(!(typeof data161 == "number")){
-let dataType187 = typeof data161;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data161 === null
-              || (dataType187 == "string" && data161 && data161 == +data161)){
-coerced187 = +data161;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data161}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data161 = coerced187;
-if(data158 !== undefined){
-data158["balance"] = coerced187;
-}
-}
-}
-var valid60 = _errs529 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data158.allowed_models !== undefined){
-let data162 = data158.allowed_models;
+if(_errs530 === errors){
+if(data161.id !== undefined){
+let data162 = data161.id;
 const _errs531 = errors;
-if(errors === _errs531){
-if(Array.isArray(data162)){
-var valid61 = true;
-const len9 = data162.length;
-for(let i9=0; i9<len9; i9++){
-let data163 = data162[i9];
-const _errs533 = errors;
-if(typeof data163 !== "string"){
-let dataType188 = typeof data163;
+if(typeof data162 !== "string"){
+let dataType188 = typeof data162;
 let coerced188 = undefined;
 if(!(coerced188 !== undefined)){
 if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data163;
+coerced188 = "" + data162;
 }
-else if(data163 === null){
+else if(data162 === null){
 coerced188 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data162}];
 return false;
 }
 }
 if(coerced188 !== undefined){
-data163 = coerced188;
-if(data162 !== undefined){
-data162[i9] = coerced188;
+data162 = coerced188;
+if(data161 !== undefined){
+data161["id"] = coerced188;
 }
 }
 }
-if(errors === _errs533){
-if(typeof data163 === "string"){
-if(func3(data163) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data163}];
+if(errors === _errs531){
+if(typeof data162 === "string"){
+if(func3(data162) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data162}];
 return false;
-}
-}
-}
-var valid61 = _errs533 === errors;
-if(!valid61){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data162}];
+if(!pattern6.test(data162)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data162}];
 return false;
+}
+}
 }
 }
 var valid60 = _errs531 === errors;
@@ -9426,137 +9441,58 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data158.limits !== undefined){
-let data164 = data158.limits;
-const _errs535 = errors;
-if(errors === _errs535){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-const _errs537 = errors;
-for(const key33 in data164){
-if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data164}];
-return false;
-break;
-}
-}
-if(_errs537 === errors){
-if(data164.rpm !== undefined){
-let data165 = data164.rpm;
-const _errs538 = errors;
-if(!((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165)))){
-let dataType189 = typeof data165;
+if(data161.name !== undefined){
+let data163 = data161.name;
+const _errs533 = errors;
+if(typeof data163 !== "string"){
+let dataType189 = typeof data163;
 let coerced189 = undefined;
 if(!(coerced189 !== undefined)){
-if(dataType189 === "boolean" || data165 === null
-              || (dataType189 === "string" && data165 && data165 == +data165 && !(data165 % 1))){
-coerced189 = +data165;
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data163;
+}
+else if(data163 === null){
+coerced189 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data165}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data163}];
 return false;
 }
 }
 if(coerced189 !== undefined){
-data165 = coerced189;
-if(data164 !== undefined){
-data164["rpm"] = coerced189;
+data163 = coerced189;
+if(data161 !== undefined){
+data161["name"] = coerced189;
 }
 }
 }
-if(errors === _errs538){
-if(typeof data165 == "number"){
-if(data165 < 1 || isNaN(data165)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data165}];
-return false;
-}
-}
-}
-var valid62 = _errs538 === errors;
+var valid60 = _errs533 === errors;
 }
 else {
-var valid62 = true;
+var valid60 = true;
 }
-if(valid62){
-if(data164.rps !== undefined){
-let data166 = data164.rps;
-const _errs540 = errors;
-if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
-let dataType190 = typeof data166;
+if(valid60){
+if(data161.balance !== undefined){
+let data164 = data161.balance;
+const _errs535 = errors;
+if(!(typeof data164 == "number")){
+let dataType190 = typeof data164;
 let coerced190 = undefined;
 if(!(coerced190 !== undefined)){
-if(dataType190 === "boolean" || data166 === null
-              || (dataType190 === "string" && data166 && data166 == +data166 && !(data166 % 1))){
-coerced190 = +data166;
+if(dataType190 == "boolean" || data164 === null
+              || (dataType190 == "string" && data164 && data164 == +data164)){
+coerced190 = +data164;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data164}];
 return false;
 }
 }
 if(coerced190 !== undefined){
-data166 = coerced190;
-if(data164 !== undefined){
-data164["rps"] = coerced190;
+data164 = coerced190;
+if(data161 !== undefined){
+data161["balance"] = coerced190;
 }
-}
-}
-if(errors === _errs540){
-if(typeof data166 == "number"){
-if(data166 < 1 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data166}];
-return false;
-}
-}
-}
-var valid62 = _errs540 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data164.tpm !== undefined){
-let data167 = data164.tpm;
-const _errs542 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType191 = typeof data167;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 === "boolean" || data167 === null
-              || (dataType191 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced191 = +data167;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data167}];
-return false;
-}
-}
-if(coerced191 !== undefined){
-data167 = coerced191;
-if(data164 !== undefined){
-data164["tpm"] = coerced191;
-}
-}
-}
-if(errors === _errs542){
-if(typeof data167 == "number"){
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data167}];
-return false;
-}
-}
-}
-var valid62 = _errs542 === errors;
-}
-else {
-var valid62 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data164}];
-return false;
 }
 }
 var valid60 = _errs535 === errors;
@@ -9565,68 +9501,264 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data158.policy !== undefined){
-let data168 = data158.policy;
-const _errs544 = errors;
-if(errors === _errs544){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-const _errs546 = errors;
-for(const key34 in data168){
-if(!((key34 === "streaming") || (key34 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data168}];
+if(data161.allowed_models !== undefined){
+let data165 = data161.allowed_models;
+const _errs537 = errors;
+if(errors === _errs537){
+if(Array.isArray(data165)){
+var valid61 = true;
+const len9 = data165.length;
+for(let i9=0; i9<len9; i9++){
+let data166 = data165[i9];
+const _errs539 = errors;
+if(typeof data166 !== "string"){
+let dataType191 = typeof data166;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data166;
+}
+else if(data166 === null){
+coerced191 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data166}];
+return false;
+}
+}
+if(coerced191 !== undefined){
+data166 = coerced191;
+if(data165 !== undefined){
+data165[i9] = coerced191;
+}
+}
+}
+if(errors === _errs539){
+if(typeof data166 === "string"){
+if(func3(data166) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data166}];
+return false;
+}
+}
+}
+var valid61 = _errs539 === errors;
+if(!valid61){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data165}];
+return false;
+}
+}
+var valid60 = _errs537 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data161.limits !== undefined){
+let data167 = data161.limits;
+const _errs541 = errors;
+if(errors === _errs541){
+if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
+const _errs543 = errors;
+for(const key33 in data167){
+if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data167}];
 return false;
 break;
 }
 }
-if(_errs546 === errors){
-if(data168.streaming !== undefined){
-let data169 = data168.streaming;
-const _errs547 = errors;
-if(typeof data169 !== "boolean"){
+if(_errs543 === errors){
+if(data167.rpm !== undefined){
+let data168 = data167.rpm;
+const _errs544 = errors;
+if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
+let dataType192 = typeof data168;
 let coerced192 = undefined;
 if(!(coerced192 !== undefined)){
-if(data169 === "false" || data169 === 0 || data169 === null){
-coerced192 = false;
-}
-else if(data169 === "true" || data169 === 1){
-coerced192 = true;
+if(dataType192 === "boolean" || data168 === null
+              || (dataType192 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
+coerced192 = +data168;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data169}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data168}];
 return false;
 }
 }
 if(coerced192 !== undefined){
-data169 = coerced192;
-if(data168 !== undefined){
-data168["streaming"] = coerced192;
+data168 = coerced192;
+if(data167 !== undefined){
+data167["rpm"] = coerced192;
 }
 }
 }
-var valid63 = _errs547 === errors;
+if(errors === _errs544){
+if(typeof data168 == "number"){
+if(data168 < 1 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data168}];
+return false;
+}
+}
+}
+var valid62 = _errs544 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data167.rps !== undefined){
+let data169 = data167.rps;
+const _errs546 = errors;
+if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
+let dataType193 = typeof data169;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 === "boolean" || data169 === null
+              || (dataType193 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
+coerced193 = +data169;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data169}];
+return false;
+}
+}
+if(coerced193 !== undefined){
+data169 = coerced193;
+if(data167 !== undefined){
+data167["rps"] = coerced193;
+}
+}
+}
+if(errors === _errs546){
+if(typeof data169 == "number"){
+if(data169 < 1 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data169}];
+return false;
+}
+}
+}
+var valid62 = _errs546 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data167.tpm !== undefined){
+let data170 = data167.tpm;
+const _errs548 = errors;
+if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
+let dataType194 = typeof data170;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 === "boolean" || data170 === null
+              || (dataType194 === "string" && data170 && data170 == +data170 && !(data170 % 1))){
+coerced194 = +data170;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data170}];
+return false;
+}
+}
+if(coerced194 !== undefined){
+data170 = coerced194;
+if(data167 !== undefined){
+data167["tpm"] = coerced194;
+}
+}
+}
+if(errors === _errs548){
+if(typeof data170 == "number"){
+if(data170 < 1 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data170}];
+return false;
+}
+}
+}
+var valid62 = _errs548 === errors;
+}
+else {
+var valid62 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data167}];
+return false;
+}
+}
+var valid60 = _errs541 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data161.policy !== undefined){
+let data171 = data161.policy;
+const _errs550 = errors;
+if(errors === _errs550){
+if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+const _errs552 = errors;
+for(const key34 in data171){
+if(!((key34 === "streaming") || (key34 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data171}];
+return false;
+break;
+}
+}
+if(_errs552 === errors){
+if(data171.streaming !== undefined){
+let data172 = data171.streaming;
+const _errs553 = errors;
+if(typeof data172 !== "boolean"){
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(data172 === "false" || data172 === 0 || data172 === null){
+coerced195 = false;
+}
+else if(data172 === "true" || data172 === 1){
+coerced195 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data172}];
+return false;
+}
+}
+if(coerced195 !== undefined){
+data172 = coerced195;
+if(data171 !== undefined){
+data171["streaming"] = coerced195;
+}
+}
+}
+var valid63 = _errs553 === errors;
 }
 else {
 var valid63 = true;
 }
 if(valid63){
-if(data168.max_reasoning_effort !== undefined){
-let data170 = data168.max_reasoning_effort;
-const _errs549 = errors;
-const _errs550 = errors;
+if(data171.max_reasoning_effort !== undefined){
+let data173 = data171.max_reasoning_effort;
+const _errs555 = errors;
+const _errs556 = errors;
 let valid64 = false;
-const _errs551 = errors;
-if(typeof data170 !== "string"){
-let dataType193 = typeof data170;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data170;
+const _errs557 = errors;
+if(typeof data173 !== "string"){
+let dataType196 = typeof data173;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data173;
 }
-else if(data170 === null){
-coerced193 = "";
+else if(data173 === null){
+coerced196 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data170};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data173};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -9636,15 +9768,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced193 !== undefined){
-data170 = coerced193;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced193;
+if(coerced196 !== undefined){
+data173 = coerced196;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced196;
 }
 }
 }
-if("none" !== data170){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data170};
+if("none" !== data173){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data173};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -9653,22 +9785,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs551 === errors;
+var _valid19 = _errs557 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs553 = errors;
-if(typeof data170 !== "string"){
-let dataType194 = typeof data170;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data170;
+const _errs559 = errors;
+if(typeof data173 !== "string"){
+let dataType197 = typeof data173;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data173;
 }
-else if(data170 === null){
-coerced194 = "";
+else if(data173 === null){
+coerced197 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data170};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data173};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -9678,15 +9810,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced194 !== undefined){
-data170 = coerced194;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced194;
+if(coerced197 !== undefined){
+data173 = coerced197;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced197;
 }
 }
 }
-if("minimal" !== data170){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data170};
+if("minimal" !== data173){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data173};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -9695,22 +9827,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs553 === errors;
+var _valid19 = _errs559 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs555 = errors;
-if(typeof data170 !== "string"){
-let dataType195 = typeof data170;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data170;
+const _errs561 = errors;
+if(typeof data173 !== "string"){
+let dataType198 = typeof data173;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data173;
 }
-else if(data170 === null){
-coerced195 = "";
+else if(data173 === null){
+coerced198 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data170};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data173};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -9720,15 +9852,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced195 !== undefined){
-data170 = coerced195;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced195;
+if(coerced198 !== undefined){
+data173 = coerced198;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced198;
 }
 }
 }
-if("low" !== data170){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data170};
+if("low" !== data173){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data173};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -9737,22 +9869,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs555 === errors;
+var _valid19 = _errs561 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs557 = errors;
-if(typeof data170 !== "string"){
-let dataType196 = typeof data170;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data170;
+const _errs563 = errors;
+if(typeof data173 !== "string"){
+let dataType199 = typeof data173;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data173;
 }
-else if(data170 === null){
-coerced196 = "";
+else if(data173 === null){
+coerced199 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data170};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data173};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -9762,15 +9894,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced196 !== undefined){
-data170 = coerced196;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced196;
+if(coerced199 !== undefined){
+data173 = coerced199;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced199;
 }
 }
 }
-if("medium" !== data170){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data170};
+if("medium" !== data173){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data173};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -9779,241 +9911,10 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs557 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs559 = errors;
-if(typeof data170 !== "string"){
-let dataType197 = typeof data170;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data170;
-}
-else if(data170 === null){
-coerced197 = "";
-}
-else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data170};
-if(vErrors === null){
-vErrors = [err201];
-}
-else {
-vErrors.push(err201);
-}
-errors++;
-}
-}
-if(coerced197 !== undefined){
-data170 = coerced197;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced197;
-}
-}
-}
-if("high" !== data170){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data170};
-if(vErrors === null){
-vErrors = [err202];
-}
-else {
-vErrors.push(err202);
-}
-errors++;
-}
-var _valid19 = _errs559 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs561 = errors;
-if(typeof data170 !== "string"){
-let dataType198 = typeof data170;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data170;
-}
-else if(data170 === null){
-coerced198 = "";
-}
-else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data170};
-if(vErrors === null){
-vErrors = [err203];
-}
-else {
-vErrors.push(err203);
-}
-errors++;
-}
-}
-if(coerced198 !== undefined){
-data170 = coerced198;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced198;
-}
-}
-}
-if("xhigh" !== data170){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data170};
-if(vErrors === null){
-vErrors = [err204];
-}
-else {
-vErrors.push(err204);
-}
-errors++;
-}
-var _valid19 = _errs561 === errors;
-valid64 = valid64 || _valid19;
-if(!valid64){
-const _errs563 = errors;
-if(typeof data170 !== "string"){
-let dataType199 = typeof data170;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "number" || dataType199 == "boolean"){
-coerced199 = "" + data170;
-}
-else if(data170 === null){
-coerced199 = "";
-}
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data170};
-if(vErrors === null){
-vErrors = [err205];
-}
-else {
-vErrors.push(err205);
-}
-errors++;
-}
-}
-if(coerced199 !== undefined){
-data170 = coerced199;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced199;
-}
-}
-}
-if("max" !== data170){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data170};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
 var _valid19 = _errs563 === errors;
 valid64 = valid64 || _valid19;
-}
-}
-}
-}
-}
-}
 if(!valid64){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data170};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs550;
-if(vErrors !== null){
-if(_errs550){
-vErrors.length = _errs550;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid63 = _errs549 === errors;
-}
-else {
-var valid63 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data168}];
-return false;
-}
-}
-var valid60 = _errs544 === errors;
-}
-else {
-var valid60 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data158}];
-return false;
-}
-}
-var valid59 = _errs522 === errors;
-if(!valid59){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data157}];
-return false;
-}
-}
-var valid0 = _errs520 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data171 = data.keys;
 const _errs565 = errors;
-if(errors === _errs565){
-if(Array.isArray(data171)){
-var valid65 = true;
-const len10 = data171.length;
-for(let i10=0; i10<len10; i10++){
-let data172 = data171[i10];
-const _errs567 = errors;
-if(errors === _errs567){
-if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
-let missing9;
-if((data172.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data172}];
-return false;
-}
-else {
-const _errs569 = errors;
-for(const key35 in data172){
-if(!((((((((key35 === "key") || (key35 === "account")) || (key35 === "name")) || (key35 === "spend_limit")) || (key35 === "limits")) || (key35 === "allowed_models")) || (key35 === "policy")) || (key35 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data172}];
-return false;
-break;
-}
-}
-if(_errs569 === errors){
-if(data172.key !== undefined){
-let data173 = data172.key;
-const _errs570 = errors;
 if(typeof data173 !== "string"){
 let dataType200 = typeof data173;
 let coerced200 = undefined;
@@ -10025,128 +9926,252 @@ else if(data173 === null){
 coerced200 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data173}];
-return false;
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data173};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
 }
 }
 if(coerced200 !== undefined){
 data173 = coerced200;
-if(data172 !== undefined){
-data172["key"] = coerced200;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced200;
 }
 }
 }
-if(errors === _errs570){
-if(typeof data173 === "string"){
-if(func3(data173) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data173}];
-return false;
-}
-}
-}
-var valid66 = _errs570 === errors;
+if("high" !== data173){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data173};
+if(vErrors === null){
+vErrors = [err202];
 }
 else {
-var valid66 = true;
+vErrors.push(err202);
 }
-if(valid66){
-if(data172.account !== undefined){
-let data174 = data172.account;
-const _errs572 = errors;
-if(typeof data174 !== "string"){
-let dataType201 = typeof data174;
+errors++;
+}
+var _valid19 = _errs565 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs567 = errors;
+if(typeof data173 !== "string"){
+let dataType201 = typeof data173;
 let coerced201 = undefined;
 if(!(coerced201 !== undefined)){
 if(dataType201 == "number" || dataType201 == "boolean"){
-coerced201 = "" + data174;
+coerced201 = "" + data173;
 }
-else if(data174 === null){
+else if(data173 === null){
 coerced201 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data174}];
-return false;
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data173};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
 }
 }
 if(coerced201 !== undefined){
-data174 = coerced201;
-if(data172 !== undefined){
-data172["account"] = coerced201;
+data173 = coerced201;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced201;
 }
 }
 }
-if(errors === _errs572){
-if(typeof data174 === "string"){
-if(func3(data174) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data174}];
-return false;
-}
-}
-}
-var valid66 = _errs572 === errors;
+if("xhigh" !== data173){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data173};
+if(vErrors === null){
+vErrors = [err204];
 }
 else {
-var valid66 = true;
+vErrors.push(err204);
 }
-if(valid66){
-if(data172.name !== undefined){
-let data175 = data172.name;
-const _errs574 = errors;
-if(typeof data175 !== "string"){
-let dataType202 = typeof data175;
+errors++;
+}
+var _valid19 = _errs567 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs569 = errors;
+if(typeof data173 !== "string"){
+let dataType202 = typeof data173;
 let coerced202 = undefined;
 if(!(coerced202 !== undefined)){
 if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data175;
+coerced202 = "" + data173;
 }
-else if(data175 === null){
+else if(data173 === null){
 coerced202 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data175}];
-return false;
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data173};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
 }
 }
 if(coerced202 !== undefined){
-data175 = coerced202;
-if(data172 !== undefined){
-data172["name"] = coerced202;
+data173 = coerced202;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced202;
 }
 }
 }
-var valid66 = _errs574 === errors;
+if("max" !== data173){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data173};
+if(vErrors === null){
+vErrors = [err206];
 }
 else {
-var valid66 = true;
+vErrors.push(err206);
 }
-if(valid66){
-if(data172.spend_limit !== undefined){
-let data176 = data172.spend_limit;
+errors++;
+}
+var _valid19 = _errs569 === errors;
+valid64 = valid64 || _valid19;
+}
+}
+}
+}
+}
+}
+if(!valid64){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data173};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs556;
+if(vErrors !== null){
+if(_errs556){
+vErrors.length = _errs556;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid63 = _errs555 === errors;
+}
+else {
+var valid63 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data171}];
+return false;
+}
+}
+var valid60 = _errs550 === errors;
+}
+else {
+var valid60 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data161}];
+return false;
+}
+}
+var valid59 = _errs528 === errors;
+if(!valid59){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data160}];
+return false;
+}
+}
+var valid0 = _errs526 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data174 = data.keys;
+const _errs571 = errors;
+if(errors === _errs571){
+if(Array.isArray(data174)){
+var valid65 = true;
+const len10 = data174.length;
+for(let i10=0; i10<len10; i10++){
+let data175 = data174[i10];
+const _errs573 = errors;
+if(errors === _errs573){
+if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
+let missing9;
+if((data175.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data175}];
+return false;
+}
+else {
+const _errs575 = errors;
+for(const key35 in data175){
+if(!((((((((key35 === "key") || (key35 === "account")) || (key35 === "name")) || (key35 === "spend_limit")) || (key35 === "limits")) || (key35 === "allowed_models")) || (key35 === "policy")) || (key35 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data175}];
+return false;
+break;
+}
+}
+if(_errs575 === errors){
+if(data175.key !== undefined){
+let data176 = data175.key;
 const _errs576 = errors;
-if(!(typeof data176 == "number")){
+if(typeof data176 !== "string"){
 let dataType203 = typeof data176;
 let coerced203 = undefined;
 if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data176 === null
-              || (dataType203 == "string" && data176 && data176 == +data176)){
-coerced203 = +data176;
+if(dataType203 == "number" || dataType203 == "boolean"){
+coerced203 = "" + data176;
+}
+else if(data176 === null){
+coerced203 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data176}];
 return false;
 }
 }
 if(coerced203 !== undefined){
 data176 = coerced203;
-if(data172 !== undefined){
-data172["spend_limit"] = coerced203;
+if(data175 !== undefined){
+data175["key"] = coerced203;
 }
 }
 }
 if(errors === _errs576){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data176}];
+if(typeof data176 === "string"){
+if(func3(data176) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data176}];
 return false;
 }
 }
@@ -10157,137 +10182,37 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data172.limits !== undefined){
-let data177 = data172.limits;
+if(data175.account !== undefined){
+let data177 = data175.account;
 const _errs578 = errors;
-if(errors === _errs578){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
-const _errs580 = errors;
-for(const key36 in data177){
-if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data177}];
-return false;
-break;
-}
-}
-if(_errs580 === errors){
-if(data177.rpm !== undefined){
-let data178 = data177.rpm;
-const _errs581 = errors;
-if(!((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178)))){
-let dataType204 = typeof data178;
+if(typeof data177 !== "string"){
+let dataType204 = typeof data177;
 let coerced204 = undefined;
 if(!(coerced204 !== undefined)){
-if(dataType204 === "boolean" || data178 === null
-              || (dataType204 === "string" && data178 && data178 == +data178 && !(data178 % 1))){
-coerced204 = +data178;
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data177;
+}
+else if(data177 === null){
+coerced204 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data178}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data177}];
 return false;
 }
 }
 if(coerced204 !== undefined){
-data178 = coerced204;
-if(data177 !== undefined){
-data177["rpm"] = coerced204;
+data177 = coerced204;
+if(data175 !== undefined){
+data175["account"] = coerced204;
 }
 }
 }
-if(errors === _errs581){
-if(typeof data178 == "number"){
-if(data178 < 1 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data178}];
+if(errors === _errs578){
+if(typeof data177 === "string"){
+if(func3(data177) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data177}];
 return false;
 }
-}
-}
-var valid67 = _errs581 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data177.rps !== undefined){
-let data179 = data177.rps;
-const _errs583 = errors;
-if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
-let dataType205 = typeof data179;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 === "boolean" || data179 === null
-              || (dataType205 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
-coerced205 = +data179;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data179}];
-return false;
-}
-}
-if(coerced205 !== undefined){
-data179 = coerced205;
-if(data177 !== undefined){
-data177["rps"] = coerced205;
-}
-}
-}
-if(errors === _errs583){
-if(typeof data179 == "number"){
-if(data179 < 1 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data179}];
-return false;
-}
-}
-}
-var valid67 = _errs583 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data177.tpm !== undefined){
-let data180 = data177.tpm;
-const _errs585 = errors;
-if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
-let dataType206 = typeof data180;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 === "boolean" || data180 === null
-              || (dataType206 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
-coerced206 = +data180;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data180}];
-return false;
-}
-}
-if(coerced206 !== undefined){
-data180 = coerced206;
-if(data177 !== undefined){
-data177["tpm"] = coerced206;
-}
-}
-}
-if(errors === _errs585){
-if(typeof data180 == "number"){
-if(data180 < 1 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data180}];
-return false;
-}
-}
-}
-var valid67 = _errs585 === errors;
-}
-else {
-var valid67 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data177}];
-return false;
 }
 }
 var valid66 = _errs578 === errors;
@@ -10296,155 +10221,223 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data172.allowed_models !== undefined){
-let data181 = data172.allowed_models;
-const _errs587 = errors;
-if(errors === _errs587){
-if(Array.isArray(data181)){
-var valid68 = true;
-const len11 = data181.length;
-for(let i11=0; i11<len11; i11++){
-let data182 = data181[i11];
-const _errs589 = errors;
-if(typeof data182 !== "string"){
-let dataType207 = typeof data182;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data182;
+if(data175.name !== undefined){
+let data178 = data175.name;
+const _errs580 = errors;
+if(typeof data178 !== "string"){
+let dataType205 = typeof data178;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "number" || dataType205 == "boolean"){
+coerced205 = "" + data178;
 }
-else if(data182 === null){
-coerced207 = "";
+else if(data178 === null){
+coerced205 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data178}];
 return false;
 }
 }
-if(coerced207 !== undefined){
-data182 = coerced207;
-if(data181 !== undefined){
-data181[i11] = coerced207;
+if(coerced205 !== undefined){
+data178 = coerced205;
+if(data175 !== undefined){
+data175["name"] = coerced205;
 }
 }
 }
-if(errors === _errs589){
-if(typeof data182 === "string"){
-if(func3(data182) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data182}];
-return false;
-}
-}
-}
-var valid68 = _errs589 === errors;
-if(!valid68){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data181}];
-return false;
-}
-}
-var valid66 = _errs587 === errors;
+var valid66 = _errs580 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data172.policy !== undefined){
-let data183 = data172.policy;
-const _errs591 = errors;
-if(errors === _errs591){
-if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
-const _errs593 = errors;
-for(const key37 in data183){
-if(!((key37 === "streaming") || (key37 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data183}];
+if(data175.spend_limit !== undefined){
+let data179 = data175.spend_limit;
+const _errs582 = errors;
+if(!(typeof data179 == "number")){
+let dataType206 = typeof data179;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "boolean" || data179 === null
+              || (dataType206 == "string" && data179 && data179 == +data179)){
+coerced206 = +data179;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data179}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data179 = coerced206;
+if(data175 !== undefined){
+data175["spend_limit"] = coerced206;
+}
+}
+}
+if(errors === _errs582){
+if(typeof data179 == "number"){
+if(data179 < 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data179}];
+return false;
+}
+}
+}
+var valid66 = _errs582 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data175.limits !== undefined){
+let data180 = data175.limits;
+const _errs584 = errors;
+if(errors === _errs584){
+if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+const _errs586 = errors;
+for(const key36 in data180){
+if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data180}];
 return false;
 break;
 }
 }
-if(_errs593 === errors){
-if(data183.streaming !== undefined){
-let data184 = data183.streaming;
-const _errs594 = errors;
-if(typeof data184 !== "boolean"){
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(data184 === "false" || data184 === 0 || data184 === null){
-coerced208 = false;
-}
-else if(data184 === "true" || data184 === 1){
-coerced208 = true;
+if(_errs586 === errors){
+if(data180.rpm !== undefined){
+let data181 = data180.rpm;
+const _errs587 = errors;
+if(!((typeof data181 == "number") && (!(data181 % 1) && !isNaN(data181)))){
+let dataType207 = typeof data181;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 === "boolean" || data181 === null
+              || (dataType207 === "string" && data181 && data181 == +data181 && !(data181 % 1))){
+coerced207 = +data181;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data181}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data181 = coerced207;
+if(data180 !== undefined){
+data180["rpm"] = coerced207;
+}
+}
+}
+if(errors === _errs587){
+if(typeof data181 == "number"){
+if(data181 < 1 || isNaN(data181)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data181}];
+return false;
+}
+}
+}
+var valid67 = _errs587 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data180.rps !== undefined){
+let data182 = data180.rps;
+const _errs589 = errors;
+if(!((typeof data182 == "number") && (!(data182 % 1) && !isNaN(data182)))){
+let dataType208 = typeof data182;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 === "boolean" || data182 === null
+              || (dataType208 === "string" && data182 && data182 == +data182 && !(data182 % 1))){
+coerced208 = +data182;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data182}];
 return false;
 }
 }
 if(coerced208 !== undefined){
-data184 = coerced208;
-if(data183 !== undefined){
-data183["streaming"] = coerced208;
+data182 = coerced208;
+if(data180 !== undefined){
+data180["rps"] = coerced208;
 }
 }
 }
-var valid69 = _errs594 === errors;
+if(errors === _errs589){
+if(typeof data182 == "number"){
+if(data182 < 1 || isNaN(data182)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data182}];
+return false;
+}
+}
+}
+var valid67 = _errs589 === errors;
 }
 else {
-var valid69 = true;
+var valid67 = true;
 }
-if(valid69){
-if(data183.max_reasoning_effort !== undefined){
-let data185 = data183.max_reasoning_effort;
-const _errs596 = errors;
-const _errs597 = errors;
-let valid70 = false;
-const _errs598 = errors;
-if(typeof data185 !== "string"){
-let dataType209 = typeof data185;
+if(valid67){
+if(data180.tpm !== undefined){
+let data183 = data180.tpm;
+const _errs591 = errors;
+if(!((typeof data183 == "number") && (!(data183 % 1) && !isNaN(data183)))){
+let dataType209 = typeof data183;
 let coerced209 = undefined;
 if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data185;
-}
-else if(data185 === null){
-coerced209 = "";
+if(dataType209 === "boolean" || data183 === null
+              || (dataType209 === "string" && data183 && data183 == +data183 && !(data183 % 1))){
+coerced209 = +data183;
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data185};
-if(vErrors === null){
-vErrors = [err208];
-}
-else {
-vErrors.push(err208);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data183}];
+return false;
 }
 }
 if(coerced209 !== undefined){
-data185 = coerced209;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced209;
+data183 = coerced209;
+if(data180 !== undefined){
+data180["tpm"] = coerced209;
 }
 }
 }
-if("none" !== data185){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data185};
-if(vErrors === null){
-vErrors = [err209];
+if(errors === _errs591){
+if(typeof data183 == "number"){
+if(data183 < 1 || isNaN(data183)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data183}];
+return false;
+}
+}
+}
+var valid67 = _errs591 === errors;
 }
 else {
-vErrors.push(err209);
+var valid67 = true;
 }
-errors++;
 }
-var _valid20 = _errs598 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs600 = errors;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data180}];
+return false;
+}
+}
+var valid66 = _errs584 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data175.allowed_models !== undefined){
+let data184 = data175.allowed_models;
+const _errs593 = errors;
+if(errors === _errs593){
+if(Array.isArray(data184)){
+var valid68 = true;
+const len11 = data184.length;
+for(let i11=0; i11<len11; i11++){
+let data185 = data184[i11];
+const _errs595 = errors;
 if(typeof data185 !== "string"){
 let dataType210 = typeof data185;
 let coerced210 = undefined;
@@ -10456,7 +10449,146 @@ else if(data185 === null){
 coerced210 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data185};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data185}];
+return false;
+}
+}
+if(coerced210 !== undefined){
+data185 = coerced210;
+if(data184 !== undefined){
+data184[i11] = coerced210;
+}
+}
+}
+if(errors === _errs595){
+if(typeof data185 === "string"){
+if(func3(data185) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data185}];
+return false;
+}
+}
+}
+var valid68 = _errs595 === errors;
+if(!valid68){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data184}];
+return false;
+}
+}
+var valid66 = _errs593 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data175.policy !== undefined){
+let data186 = data175.policy;
+const _errs597 = errors;
+if(errors === _errs597){
+if(data186 && typeof data186 == "object" && !Array.isArray(data186)){
+const _errs599 = errors;
+for(const key37 in data186){
+if(!((key37 === "streaming") || (key37 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data186}];
+return false;
+break;
+}
+}
+if(_errs599 === errors){
+if(data186.streaming !== undefined){
+let data187 = data186.streaming;
+const _errs600 = errors;
+if(typeof data187 !== "boolean"){
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(data187 === "false" || data187 === 0 || data187 === null){
+coerced211 = false;
+}
+else if(data187 === "true" || data187 === 1){
+coerced211 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data187}];
+return false;
+}
+}
+if(coerced211 !== undefined){
+data187 = coerced211;
+if(data186 !== undefined){
+data186["streaming"] = coerced211;
+}
+}
+}
+var valid69 = _errs600 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data186.max_reasoning_effort !== undefined){
+let data188 = data186.max_reasoning_effort;
+const _errs602 = errors;
+const _errs603 = errors;
+let valid70 = false;
+const _errs604 = errors;
+if(typeof data188 !== "string"){
+let dataType212 = typeof data188;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data188;
+}
+else if(data188 === null){
+coerced212 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data188};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+}
+if(coerced212 !== undefined){
+data188 = coerced212;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced212;
+}
+}
+}
+if("none" !== data188){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data188};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+var _valid20 = _errs604 === errors;
+valid70 = valid70 || _valid20;
+if(!valid70){
+const _errs606 = errors;
+if(typeof data188 !== "string"){
+let dataType213 = typeof data188;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data188;
+}
+else if(data188 === null){
+coerced213 = "";
+}
+else {
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data188};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10466,15 +10598,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced210 !== undefined){
-data185 = coerced210;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced210;
+if(coerced213 !== undefined){
+data188 = coerced213;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced213;
 }
 }
 }
-if("minimal" !== data185){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data185};
+if("minimal" !== data188){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data188};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10483,22 +10615,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs600 === errors;
+var _valid20 = _errs606 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs602 = errors;
-if(typeof data185 !== "string"){
-let dataType211 = typeof data185;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data185;
+const _errs608 = errors;
+if(typeof data188 !== "string"){
+let dataType214 = typeof data188;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data188;
 }
-else if(data185 === null){
-coerced211 = "";
+else if(data188 === null){
+coerced214 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data185};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data188};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10508,15 +10640,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced211 !== undefined){
-data185 = coerced211;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced211;
+if(coerced214 !== undefined){
+data188 = coerced214;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced214;
 }
 }
 }
-if("low" !== data185){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data185};
+if("low" !== data188){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data188};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10525,22 +10657,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs602 === errors;
+var _valid20 = _errs608 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs604 = errors;
-if(typeof data185 !== "string"){
-let dataType212 = typeof data185;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data185;
+const _errs610 = errors;
+if(typeof data188 !== "string"){
+let dataType215 = typeof data188;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data188;
 }
-else if(data185 === null){
-coerced212 = "";
+else if(data188 === null){
+coerced215 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data185};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data188};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10550,15 +10682,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced212 !== undefined){
-data185 = coerced212;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced212;
+if(coerced215 !== undefined){
+data188 = coerced215;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced215;
 }
 }
 }
-if("medium" !== data185){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data185};
+if("medium" !== data188){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data188};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10567,22 +10699,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs604 === errors;
+var _valid20 = _errs610 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs606 = errors;
-if(typeof data185 !== "string"){
-let dataType213 = typeof data185;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data185;
+const _errs612 = errors;
+if(typeof data188 !== "string"){
+let dataType216 = typeof data188;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data188;
 }
-else if(data185 === null){
-coerced213 = "";
+else if(data188 === null){
+coerced216 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data185};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data188};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10592,15 +10724,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data185 = coerced213;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced213;
+if(coerced216 !== undefined){
+data188 = coerced216;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced216;
 }
 }
 }
-if("high" !== data185){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data185};
+if("high" !== data188){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data188};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10609,22 +10741,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs606 === errors;
+var _valid20 = _errs612 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs608 = errors;
-if(typeof data185 !== "string"){
-let dataType214 = typeof data185;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data185;
+const _errs614 = errors;
+if(typeof data188 !== "string"){
+let dataType217 = typeof data188;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data188;
 }
-else if(data185 === null){
-coerced214 = "";
+else if(data188 === null){
+coerced217 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data185};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data188};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10634,15 +10766,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data185 = coerced214;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced214;
+if(coerced217 !== undefined){
+data188 = coerced217;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced217;
 }
 }
 }
-if("xhigh" !== data185){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data185};
+if("xhigh" !== data188){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data188};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10651,22 +10783,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs608 === errors;
+var _valid20 = _errs614 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs610 = errors;
-if(typeof data185 !== "string"){
-let dataType215 = typeof data185;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data185;
+const _errs616 = errors;
+if(typeof data188 !== "string"){
+let dataType218 = typeof data188;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data188;
 }
-else if(data185 === null){
-coerced215 = "";
+else if(data188 === null){
+coerced218 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data185};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data188};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10676,15 +10808,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced215 !== undefined){
-data185 = coerced215;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced215;
+if(coerced218 !== undefined){
+data188 = coerced218;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced218;
 }
 }
 }
-if("max" !== data185){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data185};
+if("max" !== data188){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data188};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10693,7 +10825,7 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs610 === errors;
+var _valid20 = _errs616 === errors;
 valid70 = valid70 || _valid20;
 }
 }
@@ -10702,7 +10834,7 @@ valid70 = valid70 || _valid20;
 }
 }
 if(!valid70){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data185};
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data188};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10714,17 +10846,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs597;
+errors = _errs603;
 if(vErrors !== null){
-if(_errs597){
-vErrors.length = _errs597;
+if(_errs603){
+vErrors.length = _errs603;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid69 = _errs596 === errors;
+var valid69 = _errs602 === errors;
 }
 else {
 var valid69 = true;
@@ -10733,34 +10865,34 @@ var valid69 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data186}];
 return false;
 }
 }
-var valid66 = _errs591 === errors;
+var valid66 = _errs597 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data172.status !== undefined){
-let data186 = data172.status;
-const _errs612 = errors;
-const _errs613 = errors;
+if(data175.status !== undefined){
+let data189 = data175.status;
+const _errs618 = errors;
+const _errs619 = errors;
 let valid71 = false;
-const _errs614 = errors;
-if(typeof data186 !== "string"){
-let dataType216 = typeof data186;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data186;
+const _errs620 = errors;
+if(typeof data189 !== "string"){
+let dataType219 = typeof data189;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data189;
 }
-else if(data186 === null){
-coerced216 = "";
+else if(data189 === null){
+coerced219 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data186};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data189};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10770,15 +10902,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced216 !== undefined){
-data186 = coerced216;
-if(data172 !== undefined){
-data172["status"] = coerced216;
+if(coerced219 !== undefined){
+data189 = coerced219;
+if(data175 !== undefined){
+data175["status"] = coerced219;
 }
 }
 }
-if("active" !== data186){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data186};
+if("active" !== data189){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data189};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10787,22 +10919,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs614 === errors;
+var _valid21 = _errs620 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs616 = errors;
-if(typeof data186 !== "string"){
-let dataType217 = typeof data186;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data186;
+const _errs622 = errors;
+if(typeof data189 !== "string"){
+let dataType220 = typeof data189;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "number" || dataType220 == "boolean"){
+coerced220 = "" + data189;
 }
-else if(data186 === null){
-coerced217 = "";
+else if(data189 === null){
+coerced220 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data186};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data189};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10812,15 +10944,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced217 !== undefined){
-data186 = coerced217;
-if(data172 !== undefined){
-data172["status"] = coerced217;
+if(coerced220 !== undefined){
+data189 = coerced220;
+if(data175 !== undefined){
+data175["status"] = coerced220;
 }
 }
 }
-if("blocked" !== data186){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data186};
+if("blocked" !== data189){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data189};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10829,22 +10961,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs616 === errors;
+var _valid21 = _errs622 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs618 = errors;
-if(typeof data186 !== "string"){
-let dataType218 = typeof data186;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "number" || dataType218 == "boolean"){
-coerced218 = "" + data186;
+const _errs624 = errors;
+if(typeof data189 !== "string"){
+let dataType221 = typeof data189;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data189;
 }
-else if(data186 === null){
-coerced218 = "";
+else if(data189 === null){
+coerced221 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data186};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data189};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -10854,15 +10986,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced218 !== undefined){
-data186 = coerced218;
-if(data172 !== undefined){
-data172["status"] = coerced218;
+if(coerced221 !== undefined){
+data189 = coerced221;
+if(data175 !== undefined){
+data175["status"] = coerced221;
 }
 }
 }
-if("revoked" !== data186){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data186};
+if("revoked" !== data189){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data189};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -10871,22 +11003,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs618 === errors;
+var _valid21 = _errs624 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs620 = errors;
-if(typeof data186 !== "string"){
-let dataType219 = typeof data186;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "number" || dataType219 == "boolean"){
-coerced219 = "" + data186;
+const _errs626 = errors;
+if(typeof data189 !== "string"){
+let dataType222 = typeof data189;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data189;
 }
-else if(data186 === null){
-coerced219 = "";
+else if(data189 === null){
+coerced222 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data186};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data189};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -10896,15 +11028,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced219 !== undefined){
-data186 = coerced219;
-if(data172 !== undefined){
-data172["status"] = coerced219;
+if(coerced222 !== undefined){
+data189 = coerced222;
+if(data175 !== undefined){
+data175["status"] = coerced222;
 }
 }
 }
-if("deleted" !== data186){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data186};
+if("deleted" !== data189){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data189};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -10913,13 +11045,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs620 === errors;
+var _valid21 = _errs626 === errors;
 valid71 = valid71 || _valid21;
 }
 }
 }
 if(!valid71){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data186};
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data189};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -10931,17 +11063,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs613;
+errors = _errs619;
 if(vErrors !== null){
-if(_errs613){
-vErrors.length = _errs613;
+if(_errs619){
+vErrors.length = _errs619;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid66 = _errs612 === errors;
+var valid66 = _errs618 === errors;
 }
 else {
 var valid66 = true;
@@ -10957,22 +11089,22 @@ var valid66 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data175}];
 return false;
 }
 }
-var valid65 = _errs567 === errors;
+var valid65 = _errs573 === errors;
 if(!valid65){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data174}];
 return false;
 }
 }
-var valid0 = _errs565 === errors;
+var valid0 = _errs571 === errors;
 }
 else {
 var valid0 = true;
