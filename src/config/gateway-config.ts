@@ -192,6 +192,8 @@ export interface ResponsesSettings {
   readonly maxStoredResponsesPerAccount: number;
   /** An account whose live stored responses hold this many bytes stores no more (requests asking to are 429). */
   readonly maxStoredBytesPerAccount: number;
+  /** A `previous_response_id` reaching back through more stored responses is refused (400). */
+  readonly maxConversationResponses: number;
   /** A `previous_response_id` whose stored conversation holds more bytes is refused (400). */
   readonly maxConversationBytes: number;
 }

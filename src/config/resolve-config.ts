@@ -330,6 +330,8 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
         file.responses?.max_stored_responses_per_account ?? DEFAULTS.responses.maxStoredResponsesPerAccount,
       maxStoredBytesPerAccount:
         file.responses?.max_stored_bytes_per_account ?? DEFAULTS.responses.maxStoredBytesPerAccount,
+      maxConversationResponses:
+        file.responses?.max_conversation_responses ?? DEFAULTS.responses.maxConversationResponses,
       maxConversationBytes: file.responses?.max_conversation_bytes ?? DEFAULTS.responses.maxConversationBytes,
     },
     redis: file.redis,

@@ -2,9 +2,6 @@ import { gatewayError, validationFailed } from '../errors/gateway-error.js';
 import type { ConversationLimits, ResponseStore } from './response-store.js';
 import type { StoredResponse } from './stored-response.js';
 
-/** Most stored responses one `previous_response_id` chain may reach back through. */
-export const MAX_CHAIN_LENGTH = 1000;
-
 /** The conversation a new turn continues. */
 export interface Conversation {
   /** Every stored ancestor's input items then output items, oldest first. */
@@ -19,17 +16,18 @@ export interface Conversation {
  * The whole conversation before a new turn (inbound-protocols 2.12), read from the store
  * at once. 400 previous_response_not_found (OpenAI's status) when `previousResponseId` is
  * not this account's (or expired, or deleted). An older ancestor that is gone ends the
- * chain there. A chain of more than MAX_CHAIN_LENGTH responses is refused with 400 rather
- * than cut, at once when the last response's depth says so; so is one whose stored JSON
- * passes `maxBytes` (`responses.max_conversation_bytes`).
+ * chain there. A chain of more than `limits.maxResponses` responses
+ * (`responses.max_conversation_responses`) is refused with 400 rather than cut, at once
+ * when the last response's depth says so; so is one whose stored JSON passes
+ * `limits.maxBytes` (`responses.max_conversation_bytes`).
  */
 export async function conversationBefore(
   store: ResponseStore,
   accountId: string,
   previousResponseId: string,
-  maxBytes: number,
+  limits: ConversationLimits,
 ): Promise<Conversation> {
-  const limits: ConversationLimits = { maxResponses: MAX_CHAIN_LENGTH, maxBytes };
+  const { maxResponses, maxBytes } = limits;
   const chain = withoutCycle(await store.chain(accountId, previousResponseId, limits));
   const last = chain[0]?.stored;
   if (last === undefined) {
@@ -38,8 +36,8 @@ export async function conversationBefore(
       params: { id: previousResponseId },
     });
   }
-  if (chain.length > MAX_CHAIN_LENGTH || (last.depth ?? 0) > MAX_CHAIN_LENGTH) {
-    throw validationFailed('previous_response_id', 'conversation_too_long', { limit: MAX_CHAIN_LENGTH });
+  if (chain.length > maxResponses || (last.depth ?? 0) > maxResponses) {
+    throw validationFailed('previous_response_id', 'conversation_too_long', { limit: maxResponses });
   }
   if (chain.reduce((total, link) => total + link.bytes, 0) > maxBytes) {
     throw validationFailed('previous_response_id', 'conversation_too_large', { limit: maxBytes });

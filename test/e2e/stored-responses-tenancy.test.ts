@@ -38,15 +38,17 @@ describe('stored responses keep tenants apart (native nodes)', { skip: pglite?.s
 store: "${pglite?.store}"
 usage: { journal_dir: "${pglite?.journalDir}" }
 admin_key: ${ADMIN_KEY}
-responses: { max_stored_responses_per_account: 3 }
+responses: { max_stored_responses_per_account: 3, max_conversation_responses: 2 }
 nodes:
   - { id: first, provider: openai, base_url: "${first.baseUrl}", apis: [chat, responses] }
   - { id: second, provider: openai, base_url: "${second.baseUrl}", apis: [chat, responses] }
   - { id: cutting, provider: openai, base_url: "${cutting.baseUrl}", apis: [chat, responses] }
+  - { id: plain, provider: simulated }
 models:
   - { id: on-first, routes: [{ node: first }] }
   - { id: on-second, routes: [{ node: second }] }
   - { id: cut, routes: [{ node: cutting }] }
+  - { id: translated, routes: [{ node: plain }] }
 accounts:
   - { id: acme }
   - { id: globex }
@@ -236,6 +238,34 @@ keys:
       await quota.responses.delete(kept[0] as string);
       const again = await quota.responses.create({ model: 'on-first', input: 'After a delete' });
       assert.equal((await quota.responses.retrieve(again.id)).id, again.id);
+    },
+  );
+
+  test(
+    'a previous_response_id reaching back through more than max_conversation_responses is 400',
+    TIMEOUT,
+    async () => {
+      const initech = client(INITECH_KEY);
+      const first = await initech.responses.create({ model: 'translated', input: 'One' });
+      const second = await initech.responses.create({
+        model: 'translated',
+        input: 'Two',
+        previous_response_id: first.id,
+      });
+      const third = await initech.responses.create({
+        model: 'translated',
+        input: 'Three',
+        previous_response_id: second.id,
+      });
+      assert.equal(third.status, 'completed', 'two stored responses before it: within the limit');
+      const refused = await expectError(
+        await call('/responses', INITECH_KEY, {
+          method: 'POST',
+          body: JSON.stringify({ model: 'translated', input: 'Four', previous_response_id: third.id, store: false }),
+        }),
+        { status: 400, code: 'validation_failed', type: 'invalid_request_error', param: 'previous_response_id' },
+      );
+      assert.match(refused.error.message, /more than 2 stored responses/);
     },
   );
 

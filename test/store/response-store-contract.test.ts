@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import type { ResponsesSettings } from '../../src/config/gateway-config.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
 import { BoundedResponseStore } from '../../src/responses-state/bounded-response-store.js';
-import { conversationBefore, MAX_CHAIN_LENGTH } from '../../src/responses-state/conversation.js';
+import { conversationBefore } from '../../src/responses-state/conversation.js';
 import type { StoredResponse } from '../../src/responses-state/stored-response.js';
 import { openStore, parseStoreLocation } from '../../src/store/open-store.js';
 import { migrate } from '../../src/store/sql/migrate.js';
@@ -29,6 +29,9 @@ const cases = [
 
 const DAY_S = 24 * 60 * 60;
 const MAX_BYTES = 16 * 1024 * 1024;
+/** The default of responses.max_conversation_responses. */
+const MAX_CHAIN_LENGTH = 1000;
+const LIMITS = { maxResponses: MAX_CHAIN_LENGTH, maxBytes: MAX_BYTES };
 const nowS = () => Math.floor(Date.now() / 1000);
 
 function stored(id: string, fields: Partial<StoredResponse> = {}): StoredResponse {
@@ -80,6 +83,7 @@ for (const backend of cases) {
       maxStoredBytes: 64 * 1024,
       maxStoredResponsesPerAccount: 100_000,
       maxStoredBytesPerAccount: 64 * 1024 * 1024,
+      maxConversationResponses: MAX_CHAIN_LENGTH,
       maxConversationBytes: 16 * 1024 * 1024,
     };
     const logLines: string[] = [];
@@ -178,18 +182,18 @@ for (const backend of cases) {
       await responses.save(stored('resp_c1', { node: 'node-a' }));
       await responses.save(stored('resp_c2', { node: 'node-b', previousResponseId: 'resp_c1' }));
       await responses.save(stored('resp_c3', { node: 'node-c', previousResponseId: 'resp_c2' }));
-      const { items, node } = await conversationBefore(responses, 'acme', 'resp_c3', MAX_BYTES);
+      const { items, node } = await conversationBefore(responses, 'acme', 'resp_c3', LIMITS);
       assert.deepEqual(
         items.map((item) => item.id),
         ['msg_in_resp_c1', 'msg_out_resp_c1', 'msg_in_resp_c2', 'msg_out_resp_c2', 'msg_in_resp_c3', 'msg_out_resp_c3'],
       );
       assert.equal(node, 'node-c');
-      assert.deepEqual((await conversationBefore(responses, 'acme', 'resp_c1', MAX_BYTES)).items.length, 2);
+      assert.deepEqual((await conversationBefore(responses, 'acme', 'resp_c1', LIMITS)).items.length, 2);
 
       // A gone ancestor ends the chain there.
       await responses.delete('acme', 'resp_c2');
       assert.deepEqual(
-        (await conversationBefore(responses, 'acme', 'resp_c3', MAX_BYTES)).items.map((item) => item.id),
+        (await conversationBefore(responses, 'acme', 'resp_c3', LIMITS)).items.map((item) => item.id),
         ['msg_in_resp_c3', 'msg_out_resp_c3'],
       );
     });
@@ -200,7 +204,7 @@ for (const backend of cases) {
         ['acme', 'resp_c2'],
         ['globex', 'resp_c3'],
       ] as const) {
-        await assert.rejects(conversationBefore(responses, account, id, MAX_BYTES), (error: unknown) => {
+        await assert.rejects(conversationBefore(responses, account, id, LIMITS), (error: unknown) => {
           assert.ok(error instanceof GatewayError);
           assert.equal(error.status, 400);
           assert.equal(error.code, 'previous_response_not_found');
@@ -239,22 +243,22 @@ for (const backend of cases) {
     test('depth: a response whose chain is past the limit is refused at once, its ancestors unread', async () => {
       await responses.save(stored('resp_deep_root'));
       await responses.save(stored('resp_deep', { previousResponseId: 'resp_deep_root', depth: MAX_CHAIN_LENGTH + 1 }));
-      await assert.rejects(conversationBefore(responses, 'acme', 'resp_deep', MAX_BYTES), tooLong);
-      const read = await responses.chain('acme', 'resp_deep', { maxResponses: MAX_CHAIN_LENGTH, maxBytes: MAX_BYTES });
+      await assert.rejects(conversationBefore(responses, 'acme', 'resp_deep', LIMITS), tooLong);
+      const read = await responses.chain('acme', 'resp_deep', LIMITS);
       assert.deepEqual(
         read.map((link) => link.stored.id),
         ['resp_deep'],
         'the chain read stops at the response whose depth is past the limit',
       );
       await responses.save(stored('resp_at_limit', { previousResponseId: 'resp_deep_root', depth: MAX_CHAIN_LENGTH }));
-      const atLimit = await conversationBefore(responses, 'acme', 'resp_at_limit', MAX_BYTES);
+      const atLimit = await conversationBefore(responses, 'acme', 'resp_at_limit', LIMITS);
       assert.equal(atLimit.responses, 2, 'a depth within the limit is walked');
     });
 
     test('responses saved without a depth (before it was kept) are walked, and the walk is bounded', async () => {
       await responses.save(stored('resp_nd1', { depth: null }));
       await responses.save(stored('resp_nd2', { depth: null, previousResponseId: 'resp_nd1' }));
-      const walked = await conversationBefore(responses, 'acme', 'resp_nd2', MAX_BYTES);
+      const walked = await conversationBefore(responses, 'acme', 'resp_nd2', LIMITS);
       assert.deepEqual(
         walked.items.map((item) => item.id),
         ['msg_in_resp_nd1', 'msg_out_resp_nd1', 'msg_in_resp_nd2', 'msg_out_resp_nd2'],
@@ -268,28 +272,31 @@ for (const backend of cases) {
           }),
         );
       }
-      await assert.rejects(conversationBefore(responses, 'acme', `resp_long${MAX_CHAIN_LENGTH}`, MAX_BYTES), tooLong);
-      const full = await conversationBefore(responses, 'acme', `resp_long${MAX_CHAIN_LENGTH - 1}`, MAX_BYTES);
+      await assert.rejects(conversationBefore(responses, 'acme', `resp_long${MAX_CHAIN_LENGTH}`, LIMITS), tooLong);
+      const full = await conversationBefore(responses, 'acme', `resp_long${MAX_CHAIN_LENGTH - 1}`, LIMITS);
       assert.equal(full.responses, MAX_CHAIN_LENGTH, 'a chain of exactly the limit is read whole');
     });
 
     test('a chain that loops ends where it meets a response again', async () => {
       await responses.save(stored('resp_loop1', { previousResponseId: 'resp_loop2' }));
       await responses.save(stored('resp_loop2', { previousResponseId: 'resp_loop1' }));
-      const looped = await conversationBefore(responses, 'acme', 'resp_loop2', MAX_BYTES);
+      const looped = await conversationBefore(responses, 'acme', 'resp_loop2', LIMITS);
       assert.equal(looped.responses, 2);
     });
 
     test('a stored conversation larger than max_conversation_bytes is refused (400)', async () => {
-      const { items } = await conversationBefore(responses, 'acme', 'resp_c3', MAX_BYTES);
+      const { items } = await conversationBefore(responses, 'acme', 'resp_c3', LIMITS);
       assert.ok(items.length > 0);
-      await assert.rejects(conversationBefore(responses, 'acme', 'resp_c3', 200), (error: unknown) => {
-        assert.ok(error instanceof GatewayError);
-        assert.equal(error.status, 400);
-        assert.equal(error.param, 'previous_response_id');
-        assert.match(error.message, /larger than 200 bytes/);
-        return true;
-      });
+      await assert.rejects(
+        conversationBefore(responses, 'acme', 'resp_c3', { maxResponses: MAX_CHAIN_LENGTH, maxBytes: 200 }),
+        (error: unknown) => {
+          assert.ok(error instanceof GatewayError);
+          assert.equal(error.status, 400);
+          assert.equal(error.param, 'previous_response_id');
+          assert.match(error.message, /larger than 200 bytes/);
+          return true;
+        },
+      );
     });
 
     test('quota: an account at max_stored_responses_per_account stores no more, others do; a delete makes room', async () => {
@@ -358,7 +365,7 @@ for (const backend of cases) {
         assert.equal(await responses.delete('acme', id), false);
         assert.deepEqual(await responses.holdingItems('acme', [id]), []);
         await assert.rejects(
-          conversationBefore(responses, 'acme', id, MAX_BYTES),
+          conversationBefore(responses, 'acme', id, LIMITS),
           (error: unknown) => error instanceof GatewayError && error.code === 'previous_response_not_found',
         );
       }
@@ -419,12 +426,13 @@ for (const backend of upgradeBackends) {
           maxStoredBytes: 64 * 1024,
           maxStoredResponsesPerAccount: 100,
           maxStoredBytesPerAccount: 1024 * 1024,
+          maxConversationResponses: MAX_CHAIN_LENGTH,
           maxConversationBytes: 1024 * 1024,
         };
         const responses = new BoundedResponseStore(store.responseRows, () => settings, pino({ level: 'silent' }));
         const legacy = await responses.get('acme', 'resp_legacy2');
         assert.equal(legacy?.depth, null, 'no depth was kept then');
-        const conversation = await conversationBefore(responses, 'acme', 'resp_legacy2', 1024 * 1024);
+        const conversation = await conversationBefore(responses, 'acme', 'resp_legacy2', LIMITS);
         assert.deepEqual(
           conversation.items.map((item) => item.id),
           ['msg_in_resp_legacy1', 'msg_out_resp_legacy1', 'msg_in_resp_legacy2', 'msg_out_resp_legacy2'],

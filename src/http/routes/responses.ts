@@ -72,7 +72,10 @@ async function readResponsesRequest(
   const history: Conversation =
     previousId === undefined
       ? { items: [], node: null, responses: 0 }
-      : await conversationBefore(services.responses, owner, previousId, config.responses.maxConversationBytes);
+      : await conversationBefore(services.responses, owner, previousId, {
+          maxResponses: config.responses.maxConversationResponses,
+          maxBytes: config.responses.maxConversationBytes,
+        });
   const references = await referencedItems(services.responses, owner, parsed.input, history.items);
   const routes = services.routes.routes(parsed.model);
   const readsReasoning = (node: string): boolean =>
