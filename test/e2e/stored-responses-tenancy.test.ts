@@ -229,6 +229,11 @@ keys:
       assert.match(refused.error.message, /store: false/);
       assert.equal(first.stats().requests, 0, 'refused before any node was called');
       await assert.rejects(quota.responses.create({ model: 'on-first', input: 'More' }), RateLimitError);
+      const counted = await call('/responses/input_tokens', QUOTA_KEY, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'on-first', input: 'More' }),
+      });
+      assert.equal(counted.status, 200, 'counting tokens stores nothing: not refused');
 
       const unstored = await quota.responses.create({ model: 'on-first', input: 'More', store: false });
       assert.equal(unstored.status, 'completed', 'store: false is still served');

@@ -49,19 +49,25 @@ function nativeBody(
   return { ...body, previous_response_id: undefined, input: [...history.items, ...input] };
 }
 
-/** A Responses request read, checked and translated, with what its reply needs. */
+/**
+ * A Responses request read, checked and translated, with what its reply needs. `run`: the
+ * request is to be run (and maybe stored), not only counted: a request asking to store for
+ * an account whose stored responses are full is then refused (429) before anything is read
+ * from the store.
+ */
 async function readResponsesRequest(
   services: GatewayServices,
   bodies: BodyBudget,
   envelope: ReasoningEnvelope,
   request: IncomingMessage,
   context: RequestContext,
+  run: boolean,
 ) {
   const { config } = services;
   const { admission, body } = await admitAndRead(services, bodies, request, context, credentialsOf(request, services));
   const parsed = parseCreateResponse(body, config.http);
   const owner = responseOwner(admission);
-  if (parsed.store !== false && services.responses.isFull(owner)) {
+  if (run && parsed.store !== false && services.responses.isFull(owner)) {
     const { maxStoredResponsesPerAccount, maxStoredBytesPerAccount } = config.responses;
     throw gatewayError('stored_responses_full', {
       param: 'store',
@@ -123,7 +129,7 @@ export function responsesRoute(
   ): Promise<void> {
     const envelope = gatewayEnvelope();
     const { admission, parsed, owner, previousId, history, references, translated, gatewayRequest } =
-      await readResponsesRequest(services, bodies, envelope, request, context);
+      await readResponsesRequest(services, bodies, envelope, request, context, true);
     const id = newResponseId(context.requestId);
     const createdAt = Math.floor(Date.now() / 1000);
     const object = new ResponseObject(id, createdAt, parsed.model, parsed);
@@ -177,7 +183,14 @@ export function responsesInputTokensRoute(
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
-    const { admission, gatewayRequest } = await readResponsesRequest(services, bodies, envelope(), request, context);
+    const { admission, gatewayRequest } = await readResponsesRequest(
+      services,
+      bodies,
+      envelope(),
+      request,
+      context,
+      false,
+    );
     authorize(services.models, admission, gatewayRequest);
     const counter = tokenCounter();
     const count = counter instanceof Promise ? await counter : counter;
