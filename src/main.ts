@@ -129,6 +129,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         requestsInFlight: () => http?.requestsInFlight() ?? 0,
         isKnownModel: (model) => services.models.has(model),
         usageRowsWaiting: () => usage.pendingRows,
+        storedResponses: () => responses.size(),
       },
       { processMetrics: config.metrics.enabled },
     ),

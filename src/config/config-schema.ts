@@ -301,6 +301,14 @@ export const ConfigFileSchema = Type.Object(
           retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
           /** A response whose Response object and input items together are larger is not stored. */
           max_stored_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 })),
+          /** Per account: live stored responses kept at most; a request asking to store more is 429. */
+          max_stored_responses_per_account: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
+          /** Per account: bytes of live stored responses kept at most; a request asking to store more is 429. */
+          max_stored_bytes_per_account: Type.Optional(Type.Integer({ minimum: 1024, maximum: 2 ** 50 })),
+          /** A previous_response_id reaching back through more stored responses is refused with 400. */
+          max_conversation_responses: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+          /** A previous_response_id whose stored conversation is larger is refused with 400. */
+          max_conversation_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 })),
         },
         { additionalProperties: false },
       ),

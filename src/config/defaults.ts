@@ -11,7 +11,15 @@ export const DEFAULTS = {
   usageMaxWaitingRows: 100_000,
   usageStreamProgressIntervalMs: 2_000,
   /** PRODUCT.md decision 17: 30 days, as OpenAI; a request at the body limit plus a long reply fits the cap. */
-  responses: { retentionDays: 30, maxStoredBytes: 8 * 1024 * 1024 },
+  /** Per account: 10,000 responses and 256 MiB (issue 28 item 8); a conversation read back: 1,000 responses, 32 MiB (item 2). */
+  responses: {
+    retentionDays: 30,
+    maxStoredBytes: 8 * 1024 * 1024,
+    maxStoredResponsesPerAccount: 10_000,
+    maxStoredBytesPerAccount: 256 * 1024 * 1024,
+    maxConversationResponses: 1000,
+    maxConversationBytes: 32 * 1024 * 1024,
+  },
   logLevel: 'info',
   /** A console sign-in lasts 12 hours. */
   consoleSessionTtlSeconds: 12 * 3600,

@@ -226,6 +226,14 @@ export interface ResponsesSettings {
   readonly retentionDays: number;
   /** A response whose Response object and input items (JSON) are larger is not stored. */
   readonly maxStoredBytes: number;
+  /** An account holding this many live stored responses stores no more (requests asking to are 429). */
+  readonly maxStoredResponsesPerAccount: number;
+  /** An account whose live stored responses hold this many bytes stores no more (requests asking to are 429). */
+  readonly maxStoredBytesPerAccount: number;
+  /** A `previous_response_id` reaching back through more stored responses is refused (400). */
+  readonly maxConversationResponses: number;
+  /** A `previous_response_id` whose stored conversation holds more bytes is refused (400). */
+  readonly maxConversationBytes: number;
 }
 
 /** The client-facing HTTP server: sizes, time limits and caps against slow or abusive clients. */

@@ -323,6 +323,13 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
     responses: {
       retentionDays: file.responses?.retention_days ?? DEFAULTS.responses.retentionDays,
       maxStoredBytes: file.responses?.max_stored_bytes ?? DEFAULTS.responses.maxStoredBytes,
+      maxStoredResponsesPerAccount:
+        file.responses?.max_stored_responses_per_account ?? DEFAULTS.responses.maxStoredResponsesPerAccount,
+      maxStoredBytesPerAccount:
+        file.responses?.max_stored_bytes_per_account ?? DEFAULTS.responses.maxStoredBytesPerAccount,
+      maxConversationResponses:
+        file.responses?.max_conversation_responses ?? DEFAULTS.responses.maxConversationResponses,
+      maxConversationBytes: file.responses?.max_conversation_bytes ?? DEFAULTS.responses.maxConversationBytes,
     },
     redis: file.redis,
     limits: resolveLimits(file.limits),

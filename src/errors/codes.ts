@@ -196,6 +196,22 @@ export const ERROR_CODES = {
         `Предыдущий ответ с идентификатором '${text(p.id)}' не найден. Ответы хранятся, только когда \`store\` равен true, ограниченное время и только для аккаунта, который их создал.`,
     },
   },
+  /**
+   * POST /v1/responses asking to store (param store) while the account's stored responses are
+   * at `responses.max_stored_responses_per_account` or `max_stored_bytes_per_account`:
+   * refused before any node is called.
+   */
+  stored_responses_full: {
+    status: 429,
+    type: 'rate_limit_error',
+    retryable: false,
+    message: {
+      en: (p) =>
+        `This account's stored responses are full (at most ${text(p.max_count)} responses and ${text(p.max_bytes)} bytes are kept per account). Delete some (DELETE /v1/responses/{id}), let them expire, or send store: false.`,
+      ru: (p) =>
+        `Хранилище ответов этого аккаунта заполнено (на аккаунт хранится не более ${text(p.max_count)} ответов и ${text(p.max_bytes)} байт). Удалите часть (DELETE /v1/responses/{id}), дождитесь истечения их срока или передайте store: false.`,
+    },
+  },
   conflict: {
     status: 409,
     type: 'invalid_request_error',

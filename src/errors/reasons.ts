@@ -368,6 +368,12 @@ export const REASONS = {
     ru: (p) =>
       `Диалог опирается более чем на ${p.limit} сохранённых ответов; начните новый или передайте его вход целиком со store: false.`,
   }),
+  conversation_too_large: reasonTexts<{ limit: number }>({
+    en: (p) =>
+      `The stored conversation this continues is larger than ${p.limit} bytes; start a new one, or send its input with store: false.`,
+    ru: (p) =>
+      `Сохранённый диалог, который продолжает запрос, больше ${p.limit} байт; начните новый или передайте его вход целиком со store: false.`,
+  }),
   stored_response_not_stream: reasonTexts({
     en: () => 'Stored responses are not kept as event streams: retrieve them without stream.',
     ru: () => 'Сохранённые ответы не хранятся как потоки событий: запрашивайте их без stream.',

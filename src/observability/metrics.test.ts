@@ -11,6 +11,7 @@ function metrics(processMetrics?: boolean): GatewayMetrics {
     requestsInFlight: () => 0,
     isKnownModel: () => true,
     usageRowsWaiting: () => 0,
+    storedResponses: async () => ({ count: 0, bytes: 0 }),
   };
   return new GatewayMetrics(sources, { processMetrics });
 }

@@ -17,6 +17,8 @@ export interface MetricsSources {
   isKnownModel(model: string): boolean;
   /** Usage rows booked and not yet committed to the store. */
   usageRowsWaiting(): number;
+  /** Stored responses kept (expired ones not yet swept included): how many, and their JSON bytes. */
+  storedResponses(): Promise<{ readonly count: number; readonly bytes: number }>;
 }
 
 /** Label used for a model id that is not configured: client input never becomes a label value. */
@@ -194,6 +196,33 @@ export class GatewayMetrics {
       registers,
       collect() {
         this.set(sources.usageRowsWaiting());
+      },
+    });
+    // One store read per scrape serves both gauges (collected together or one after the other).
+    let storedSize: Promise<{ readonly count: number; readonly bytes: number } | undefined> | undefined;
+    const readStoredSize = () =>
+      (storedSize ??= sources
+        .storedResponses()
+        .catch(() => undefined)
+        .finally(() => {
+          storedSize = undefined;
+        }));
+    new Gauge({
+      name: 'switchyard_stored_responses',
+      help: 'Stored responses of the Responses API kept in the store (expired ones not yet swept included).',
+      registers,
+      async collect() {
+        const size = await readStoredSize();
+        if (size !== undefined) this.set(size.count);
+      },
+    });
+    new Gauge({
+      name: 'switchyard_stored_response_bytes',
+      help: 'Bytes of JSON (Response objects and input items) of the stored responses kept in the store.',
+      registers,
+      async collect() {
+        const size = await readStoredSize();
+        if (size !== undefined) this.set(size.bytes);
       },
     });
     new Gauge({

@@ -17,4 +17,6 @@ export interface StoredResponse {
   /** This request's own input items, normalized to item objects with ids. */
   inputItems: Record<string, unknown>[];
   previousResponseId: string | null;
+  /** Stored responses in its conversation up to and including this one (1: it continues none); null when unknown (stored before this was kept). */
+  depth: number | null;
 }

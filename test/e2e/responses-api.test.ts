@@ -379,20 +379,26 @@ keys:
     },
   );
 
-  test('an item_reference to nothing stored here goes to the node, which answers for it', TIMEOUT, async () => {
-    await assert.rejects(
-      client.responses.create({
-        model: 'native-model',
-        input: [
-          { type: 'item_reference', id: 'msg_kept_by_openai' },
-          { role: 'user', content: 'Go on.' },
-        ],
-      }),
-      (error: unknown) => error instanceof BadRequestError && /msg_kept_by_openai/.test(error.message),
-    );
-    const input = (node.stats().lastRequest?.body as { input: { type?: string; id?: string }[] }).input;
-    assert.deepEqual(input[0], { type: 'item_reference', id: 'msg_kept_by_openai' });
-  });
+  test(
+    "an item_reference to nothing stored for the key's account is 404 and never reaches the node",
+    TIMEOUT,
+    async () => {
+      // A node keeps every account's items under the gateway's one key: it cannot tell whose an id is.
+      node.resetStats();
+      await assert.rejects(
+        client.responses.create({
+          model: 'native-model',
+          input: [
+            { type: 'item_reference', id: 'msg_kept_by_openai' },
+            { role: 'user', content: 'Go on.' },
+          ],
+        }),
+        (error: unknown) =>
+          error instanceof NotFoundError && error.param === 'input[0]' && /msg_kept_by_openai/.test(error.message),
+      );
+      assert.equal(node.stats().requests, 0);
+    },
+  );
 
   test('a two-turn tool loop replayed with store: false', TIMEOUT, async () => {
     const input: ResponseInputItem[] = [{ role: 'user', content: 'Weather in Oslo?' }];

@@ -26,6 +26,7 @@ function storedResponse(id: string, itemCount: number, createdAt = Math.floor(Da
     model: 'qwen3-32b',
     node: 'sim',
     previousResponseId: null,
+    depth: 1,
     response: {
       id,
       object: 'response',

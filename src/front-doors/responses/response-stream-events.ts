@@ -87,11 +87,16 @@ export class ResponseStreamEvents {
     return { events: this.take(), response };
   }
 
-  /** The closing events of a stream that failed: `error`, then `response.failed` with the output so far. */
+  /**
+   * The closing events of a stream that failed: `error`, then `response.failed` with the
+   * output so far, under `responseId` when the stream's response had another id than ours
+   * (a native node's).
+   */
   fail(
     lastEvents: string,
     error: { code: string; message: string; type: string },
     usage: Usage | undefined,
+    responseId?: string,
   ): { events: string; response: Item } {
     this.feed(lastEvents);
     this.closeAll();
@@ -102,18 +107,24 @@ export class ResponseStreamEvents {
       { code, message },
       usage === undefined ? null : responseUsage(usage),
     );
+    if (responseId !== undefined) response.id = responseId;
     this.emit('response.failed', { response });
     return { events: this.take(), response };
   }
 
   /**
    * The failure events after a native stream (the node's own events) broke: `error` and
-   * `response.failed`, numbered after the `sentEvents` the node's stream had.
+   * `response.failed`, numbered after the `sentEvents` the node's stream had, the response
+   * under the id the node's `response.created` gave it (ours when none went out).
    */
-  nativeFailure(sentEvents: number, error: { code: string; message: string; type: string }): string {
+  nativeFailure(
+    sentEvents: number,
+    error: { code: string; message: string; type: string },
+    nodeResponseId: string | undefined,
+  ): string {
     this.began = true;
     this.sequence = sentEvents;
-    return this.fail('', error, undefined).events;
+    return this.fail('', error, undefined, nodeResponseId).events;
   }
 
   private feed(text: string): void {

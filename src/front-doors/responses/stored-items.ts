@@ -1,3 +1,4 @@
+import { gatewayError } from '../../errors/gateway-error.js';
 import type { ResponseStore } from '../../responses-state/response-store.js';
 import { outputItemsOf } from '../../responses-state/conversation.js';
 import { outputItemId, responseIdOfItem } from './response-ids.js';
@@ -7,21 +8,25 @@ type Item = Record<string, unknown>;
 /** Most distinct `item_reference`s one request may hold (each may cost a store read). */
 const MAX_REFERENCES = 256;
 
-/** The ids of an input's `item_reference`s. */
-function referencedIds(input: string | readonly Item[]): string[] {
-  if (typeof input === 'string') return [];
-  const ids = new Set<string>();
-  for (const item of input) {
-    if (item.type === 'item_reference' && typeof item.id === 'string') ids.add(item.id);
-  }
-  return [...ids].slice(0, MAX_REFERENCES);
+/** The `item_reference`s of an input: each id, with where it first stands. */
+function referencesOf(input: string | readonly Item[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  if (typeof input === 'string') return ids;
+  input.forEach((item, index) => {
+    if (item.type === 'item_reference' && typeof item.id === 'string' && !ids.has(item.id)) {
+      ids.set(item.id, `input[${index}]`);
+    }
+  });
+  return ids;
 }
 
 /**
  * The stored items an input's `item_reference`s name, scoped to the account
  * (inbound-protocols 2.12): looked up in the stored conversation first, then in the stored
- * response the id belongs to (our item ids carry their response's). Ids not found are
- * left out; the translator answers them with 404.
+ * response the id belongs to (our item ids carry their response's), then, for a node's own
+ * item ids, among the account's stored responses that hold them. An id not found there is
+ * 404 not_found naming the item: another account's item, or one kept only by a node, never
+ * reaches a node (a node keeps every account's items under the gateway's one key).
  */
 export async function referencedItems(
   store: ResponseStore,
@@ -30,19 +35,23 @@ export async function referencedItems(
   history: readonly Item[],
 ): Promise<Map<string, Item>> {
   const found = new Map<string, Item>();
-  const wanted = referencedIds(input);
-  if (wanted.length === 0) return found;
+  const wanted = referencesOf(input);
+  if (wanted.size === 0) return found;
   const known = new Map(history.filter((item) => typeof item.id === 'string').map((item) => [item.id as string, item]));
   // Items of one response are often referenced together (its message and its reasoning): one read each.
   const responses = new Map<string, readonly Item[] | undefined>();
-  for (const id of wanted) {
+  const nodeIds: string[] = [];
+  for (const id of [...wanted.keys()].slice(0, MAX_REFERENCES)) {
     const item = known.get(id);
     if (item !== undefined) {
       found.set(id, item);
       continue;
     }
     const responseId = responseIdOfItem(id);
-    if (responseId === undefined) continue;
+    if (responseId === undefined) {
+      nodeIds.push(id);
+      continue;
+    }
     let items = responses.get(responseId);
     if (!responses.has(responseId)) {
       const stored = await store.get(accountId, responseId);
@@ -52,6 +61,16 @@ export async function referencedItems(
     for (const candidate of items ?? []) {
       if (candidate.id === id) found.set(id, candidate);
     }
+  }
+  if (nodeIds.length > 0) {
+    for (const stored of await store.holdingItems(accountId, nodeIds)) {
+      for (const candidate of outputItemsOf(stored)) {
+        if (typeof candidate.id === 'string' && wanted.has(candidate.id)) found.set(candidate.id, candidate);
+      }
+    }
+  }
+  for (const [id, path] of wanted) {
+    if (!found.has(id)) throw gatewayError('not_found', { param: path, params: { kind: 'item', id } });
   }
   return found;
 }

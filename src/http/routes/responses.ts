@@ -16,7 +16,8 @@ import type { GatewayRequest } from '../../pipeline/front-door.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
 import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
-import { conversationBefore } from '../../responses-state/conversation.js';
+import { conversationBefore, type Conversation } from '../../responses-state/conversation.js';
+import { gatewayError } from '../../errors/gateway-error.js';
 import { responseOwner } from '../../responses-state/response-owner.js';
 import { admitAndRead } from '../admit-and-read.js';
 import type { BodyBudget } from '../body-budget.js';
@@ -25,39 +26,64 @@ import { credentialsOf } from '../credentials.js';
 import { ResponsesReplySink, type OnResponseFinished } from '../responses-reply-sink.js';
 
 /**
- * The body a node serving the Responses API natively is sent: the client's, unless it
- * continues a response such a node did not make (a translated one, stored here only): then
- * the stored conversation goes in `input` instead of the id the node would not know.
+ * Fields of a Responses body that would set the id of the response a node makes (vLLM's
+ * `request_id`): never sent on, so that a client cannot choose an id another account holds.
+ */
+const NODE_ID_FIELDS = ['request_id'] as const;
+
+/**
+ * The body a node serving the Responses API natively is sent: the client's, without the
+ * fields that choose the node's response id, unless it continues a response such a node did
+ * not make (a translated one, stored here only): then the stored conversation goes in
+ * `input` instead of the id the node would not know.
  */
 function nativeBody(
   services: GatewayServices,
   parsed: CreateResponseRequest,
   history: { readonly items: readonly Record<string, unknown>[]; readonly node: string | null },
 ): Record<string, unknown> {
-  if (parsed.previous_response_id === undefined || parsed.previous_response_id === null) return parsed;
+  const body: Record<string, unknown> = { ...parsed };
+  for (const field of NODE_ID_FIELDS) delete body[field];
+  if (parsed.previous_response_id === undefined || parsed.previous_response_id === null) return body;
   const maker = history.node === null ? undefined : services.nodes.get(history.node)?.node;
-  if (maker?.nativeApis.has('responses') === true) return parsed;
+  if (maker?.nativeApis.has('responses') === true) return body;
   const input = typeof parsed.input === 'string' ? [{ role: 'user', content: parsed.input }] : parsed.input;
-  return { ...parsed, previous_response_id: undefined, input: [...history.items, ...input] };
+  return { ...body, previous_response_id: undefined, input: [...history.items, ...input] };
 }
 
-/** A Responses request read, checked and translated, with what its reply needs. */
+/**
+ * A Responses request read, checked and translated, with what its reply needs. `run`: the
+ * request is to be run (and maybe stored), not only counted: a request asking to store for
+ * an account whose stored responses are full is then refused (429) before anything is read
+ * from the store.
+ */
 async function readResponsesRequest(
   services: GatewayServices,
   bodies: BodyBudget,
   envelope: ReasoningEnvelope,
   request: IncomingMessage,
   context: RequestContext,
+  run: boolean,
 ) {
   const { config } = services;
   const { admission, body } = await admitAndRead(services, bodies, request, context, credentialsOf(request, services));
   const parsed = parseCreateResponse(body, config.http);
   const owner = responseOwner(admission);
+  if (run && parsed.store !== false && services.responses.isFull(owner)) {
+    const { maxStoredResponsesPerAccount, maxStoredBytesPerAccount } = config.responses;
+    throw gatewayError('stored_responses_full', {
+      param: 'store',
+      params: { max_count: maxStoredResponsesPerAccount, max_bytes: maxStoredBytesPerAccount },
+    });
+  }
   const previousId = parsed.previous_response_id ?? undefined;
-  const history =
+  const history: Conversation =
     previousId === undefined
-      ? { items: [], node: null }
-      : await conversationBefore(services.responses, owner, previousId);
+      ? { items: [], node: null, responses: 0 }
+      : await conversationBefore(services.responses, owner, previousId, {
+          maxResponses: config.responses.maxConversationResponses,
+          maxBytes: config.responses.maxConversationBytes,
+        });
   const references = await referencedItems(services.responses, owner, parsed.input, history.items);
   const routes = services.routes.routes(parsed.model);
   const readsReasoning = (node: string): boolean =>
@@ -111,13 +137,8 @@ export function responsesRoute(
     context: RequestContext,
   ): Promise<void> {
     const envelope = gatewayEnvelope();
-    const { admission, parsed, owner, previousId, references, translated, gatewayRequest } = await readResponsesRequest(
-      services,
-      bodies,
-      envelope,
-      request,
-      context,
-    );
+    const { admission, parsed, owner, previousId, history, references, translated, gatewayRequest } =
+      await readResponsesRequest(services, bodies, envelope, request, context, true);
     const id = newResponseId(context.requestId);
     const createdAt = Math.floor(Date.now() / 1000);
     const object = new ResponseObject(id, createdAt, parsed.model, parsed);
@@ -135,6 +156,7 @@ export function responsesRoute(
               response: finished,
               inputItems: storedInputItems(parsed.input, references, id),
               previousResponseId: previousId ?? null,
+              depth: history.responses + 1,
             });
     const shaping = {
       responseId: id,
@@ -170,7 +192,14 @@ export function responsesInputTokensRoute(
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
-    const { admission, gatewayRequest } = await readResponsesRequest(services, bodies, envelope(), request, context);
+    const { admission, gatewayRequest } = await readResponsesRequest(
+      services,
+      bodies,
+      envelope(),
+      request,
+      context,
+      false,
+    );
     authorize(services.models, admission, gatewayRequest);
     const counter = tokenCounter();
     const count = counter instanceof Promise ? await counter : counter;

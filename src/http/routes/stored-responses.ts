@@ -10,8 +10,6 @@ import { credentialsOf } from '../credentials.js';
 
 /** Where a stored response's own addresses begin: /v1/responses/{id}, /v1/responses/{id}/input_items. */
 export const STORED_RESPONSE_PATH_PREFIX = '/v1/responses/';
-/** Longer ids are no id the gateway gave out: not found without asking the store. */
-const MAX_ID_LENGTH = 256;
 
 /** `limit`, `order` and `after` of an input_items query (400 naming the param); `include` is accepted and changes nothing. */
 function inputItemsQueryOf(query: URLSearchParams): InputItemsQuery {
@@ -62,7 +60,8 @@ export function storedResponsesRoute(services: GatewayServices) {
     const notFound = () => gatewayError('response_not_found', { params: { id } });
 
     if (request.method === 'DELETE') {
-      if (id.length > MAX_ID_LENGTH || !(await services.responses.delete(owner, id))) throw notFound();
+      // An id no store could hold (a NUL byte, over 256 characters) is not found without a store read.
+      if (!(await services.responses.delete(owner, id))) throw notFound();
       sendJson(response, context, 200, { id, object: 'response', deleted: true });
       return;
     }
@@ -70,7 +69,7 @@ export function storedResponsesRoute(services: GatewayServices) {
     if (!items && query.get('stream') === 'true') {
       throw validationFailed('stream', 'stored_response_not_stream');
     }
-    const stored = id.length > MAX_ID_LENGTH ? undefined : await services.responses.get(owner, id);
+    const stored = await services.responses.get(owner, id);
     if (stored === undefined) throw notFound();
     if (pageQuery === undefined) {
       sendJson(response, context, 200, stored.response);

@@ -192,4 +192,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE usage_ledger ADD COLUMN features text;
     `,
   },
+  {
+    version: 9,
+    name: 'stored responses: owned by (account, id), chain depth, size, and the node item ids they hold',
+    // Two accounts may hold the same id (a native node's, which the gateway does not choose):
+    // each keeps its own row. depth (responses in the chain up to this one) is unknown, NULL,
+    // for rows saved before: their chains are walked. bytes is what the per-account quota
+    // counts. item_ids: the ids of output items not in the gateway's own format (a native
+    // node's), so an item_reference to one is found in its account's responses.
+    sql: `
+      ALTER TABLE responses DROP CONSTRAINT responses_pkey;
+      ALTER TABLE responses ADD PRIMARY KEY (account_id, id);
+      ALTER TABLE responses ADD COLUMN depth integer;
+      ALTER TABLE responses ADD COLUMN bytes bigint GENERATED ALWAYS AS (octet_length(response) + octet_length(input_items)) STORED;
+      ALTER TABLE responses ADD COLUMN item_ids text[];
+      CREATE INDEX responses_item_ids ON responses USING gin (item_ids) WHERE item_ids IS NOT NULL;
+    `,
+  },
 ];

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -431,7 +431,7 @@ if(errors === _errs24){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 const _errs26 = errors;
 for(const key3 in data10){
-if(!((key3 === "retention_days") || (key3 === "max_stored_bytes"))){
+if(!((((((key3 === "retention_days") || (key3 === "max_stored_bytes")) || (key3 === "max_stored_responses_per_account")) || (key3 === "max_stored_bytes_per_account")) || (key3 === "max_conversation_responses")) || (key3 === "max_conversation_bytes"))){
 validate10.errors = [{instancePath:instancePath+"/responses",schemaPath:"#/properties/responses/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.responses,data:data10}];
 return false;
 break;
@@ -523,6 +523,182 @@ var valid3 = _errs29 === errors;
 else {
 var valid3 = true;
 }
+if(valid3){
+if(data10.max_stored_responses_per_account !== undefined){
+let data13 = data10.max_stored_responses_per_account;
+const _errs31 = errors;
+if(!((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13)))){
+let dataType10 = typeof data13;
+let coerced10 = undefined;
+if(!(coerced10 !== undefined)){
+if(dataType10 === "boolean" || data13 === null
+              || (dataType10 === "string" && data13 && data13 == +data13 && !(data13 % 1))){
+coerced10 = +data13;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_responses_per_account",schemaPath:"#/properties/responses/properties/max_stored_responses_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.max_stored_responses_per_account.type,parentSchema:schema11.properties.responses.properties.max_stored_responses_per_account,data:data13}];
+return false;
+}
+}
+if(coerced10 !== undefined){
+data13 = coerced10;
+if(data10 !== undefined){
+data10["max_stored_responses_per_account"] = coerced10;
+}
+}
+}
+if(errors === _errs31){
+if(typeof data13 == "number"){
+if(data13 > 100000000 || isNaN(data13)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_responses_per_account",schemaPath:"#/properties/responses/properties/max_stored_responses_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000",schema:100000000,parentSchema:schema11.properties.responses.properties.max_stored_responses_per_account,data:data13}];
+return false;
+}
+else {
+if(data13 < 1 || isNaN(data13)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_responses_per_account",schemaPath:"#/properties/responses/properties/max_stored_responses_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.responses.properties.max_stored_responses_per_account,data:data13}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs31 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.max_stored_bytes_per_account !== undefined){
+let data14 = data10.max_stored_bytes_per_account;
+const _errs33 = errors;
+if(!((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14)))){
+let dataType11 = typeof data14;
+let coerced11 = undefined;
+if(!(coerced11 !== undefined)){
+if(dataType11 === "boolean" || data14 === null
+              || (dataType11 === "string" && data14 && data14 == +data14 && !(data14 % 1))){
+coerced11 = +data14;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes_per_account",schemaPath:"#/properties/responses/properties/max_stored_bytes_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.max_stored_bytes_per_account.type,parentSchema:schema11.properties.responses.properties.max_stored_bytes_per_account,data:data14}];
+return false;
+}
+}
+if(coerced11 !== undefined){
+data14 = coerced11;
+if(data10 !== undefined){
+data10["max_stored_bytes_per_account"] = coerced11;
+}
+}
+}
+if(errors === _errs33){
+if(typeof data14 == "number"){
+if(data14 > 1125899906842624 || isNaN(data14)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes_per_account",schemaPath:"#/properties/responses/properties/max_stored_bytes_per_account/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1125899906842624},message:"must be <= 1125899906842624",schema:1125899906842624,parentSchema:schema11.properties.responses.properties.max_stored_bytes_per_account,data:data14}];
+return false;
+}
+else {
+if(data14 < 1024 || isNaN(data14)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_stored_bytes_per_account",schemaPath:"#/properties/responses/properties/max_stored_bytes_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.responses.properties.max_stored_bytes_per_account,data:data14}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs33 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.max_conversation_responses !== undefined){
+let data15 = data10.max_conversation_responses;
+const _errs35 = errors;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+let dataType12 = typeof data15;
+let coerced12 = undefined;
+if(!(coerced12 !== undefined)){
+if(dataType12 === "boolean" || data15 === null
+              || (dataType12 === "string" && data15 && data15 == +data15 && !(data15 % 1))){
+coerced12 = +data15;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses/max_conversation_responses",schemaPath:"#/properties/responses/properties/max_conversation_responses/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.max_conversation_responses.type,parentSchema:schema11.properties.responses.properties.max_conversation_responses,data:data15}];
+return false;
+}
+}
+if(coerced12 !== undefined){
+data15 = coerced12;
+if(data10 !== undefined){
+data10["max_conversation_responses"] = coerced12;
+}
+}
+}
+if(errors === _errs35){
+if(typeof data15 == "number"){
+if(data15 > 100000 || isNaN(data15)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_conversation_responses",schemaPath:"#/properties/responses/properties/max_conversation_responses/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000",schema:100000,parentSchema:schema11.properties.responses.properties.max_conversation_responses,data:data15}];
+return false;
+}
+else {
+if(data15 < 1 || isNaN(data15)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_conversation_responses",schemaPath:"#/properties/responses/properties/max_conversation_responses/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.responses.properties.max_conversation_responses,data:data15}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs35 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data10.max_conversation_bytes !== undefined){
+let data16 = data10.max_conversation_bytes;
+const _errs37 = errors;
+if(!((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16)))){
+let dataType13 = typeof data16;
+let coerced13 = undefined;
+if(!(coerced13 !== undefined)){
+if(dataType13 === "boolean" || data16 === null
+              || (dataType13 === "string" && data16 && data16 == +data16 && !(data16 % 1))){
+coerced13 = +data16;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/responses/max_conversation_bytes",schemaPath:"#/properties/responses/properties/max_conversation_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.responses.properties.max_conversation_bytes.type,parentSchema:schema11.properties.responses.properties.max_conversation_bytes,data:data16}];
+return false;
+}
+}
+if(coerced13 !== undefined){
+data16 = coerced13;
+if(data10 !== undefined){
+data10["max_conversation_bytes"] = coerced13;
+}
+}
+}
+if(errors === _errs37){
+if(typeof data16 == "number"){
+if(data16 > 1073741824 || isNaN(data16)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_conversation_bytes",schemaPath:"#/properties/responses/properties/max_conversation_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824",schema:1073741824,parentSchema:schema11.properties.responses.properties.max_conversation_bytes,data:data16}];
+return false;
+}
+else {
+if(data16 < 1024 || isNaN(data16)){
+validate10.errors = [{instancePath:instancePath+"/responses/max_conversation_bytes",schemaPath:"#/properties/responses/properties/max_conversation_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.responses.properties.max_conversation_bytes,data:data16}];
+return false;
+}
+}
+}
+}
+var valid3 = _errs37 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
 }
 }
 }
@@ -538,197 +714,36 @@ var valid0 = true;
 }
 if(valid0){
 if(data.redis !== undefined){
-let data13 = data.redis;
-const _errs31 = errors;
-if(typeof data13 !== "string"){
-let dataType10 = typeof data13;
-let coerced10 = undefined;
-if(!(coerced10 !== undefined)){
-if(dataType10 == "number" || dataType10 == "boolean"){
-coerced10 = "" + data13;
-}
-else if(data13 === null){
-coerced10 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data13}];
-return false;
-}
-}
-if(coerced10 !== undefined){
-data13 = coerced10;
-if(data !== undefined){
-data["redis"] = coerced10;
-}
-}
-}
-if(errors === _errs31){
-if(typeof data13 === "string"){
-if(!pattern1.test(data13)){
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data13}];
-return false;
-}
-}
-}
-var valid0 = _errs31 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.trusted_proxies !== undefined){
-let data14 = data.trusted_proxies;
-const _errs33 = errors;
-if(errors === _errs33){
-if(Array.isArray(data14)){
-var valid4 = true;
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-const _errs35 = errors;
-if(typeof data15 !== "string"){
-let dataType11 = typeof data15;
-let coerced11 = undefined;
-if(!(coerced11 !== undefined)){
-if(dataType11 == "number" || dataType11 == "boolean"){
-coerced11 = "" + data15;
-}
-else if(data15 === null){
-coerced11 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data15}];
-return false;
-}
-}
-if(coerced11 !== undefined){
-data15 = coerced11;
-if(data14 !== undefined){
-data14[i0] = coerced11;
-}
-}
-}
-if(errors === _errs35){
-if(typeof data15 === "string"){
-if(func3(data15) < 1){
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data15}];
-return false;
-}
-}
-}
-var valid4 = _errs35 === errors;
-if(!valid4){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data14}];
-return false;
-}
-}
-var valid0 = _errs33 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.admin_key !== undefined){
-let data16 = data.admin_key;
-const _errs37 = errors;
-if(typeof data16 !== "string"){
-let dataType12 = typeof data16;
-let coerced12 = undefined;
-if(!(coerced12 !== undefined)){
-if(dataType12 == "number" || dataType12 == "boolean"){
-coerced12 = "" + data16;
-}
-else if(data16 === null){
-coerced12 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data16}];
-return false;
-}
-}
-if(coerced12 !== undefined){
-data16 = coerced12;
-if(data !== undefined){
-data["admin_key"] = coerced12;
-}
-}
-}
-if(errors === _errs37){
-if(typeof data16 === "string"){
-if(func3(data16) < 16){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data16}];
-return false;
-}
-}
-}
-var valid0 = _errs37 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.console !== undefined){
-let data17 = data.console;
+let data17 = data.redis;
 const _errs39 = errors;
+if(typeof data17 !== "string"){
+let dataType14 = typeof data17;
+let coerced14 = undefined;
+if(!(coerced14 !== undefined)){
+if(dataType14 == "number" || dataType14 == "boolean"){
+coerced14 = "" + data17;
+}
+else if(data17 === null){
+coerced14 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data17}];
+return false;
+}
+}
+if(coerced14 !== undefined){
+data17 = coerced14;
+if(data !== undefined){
+data["redis"] = coerced14;
+}
+}
+}
 if(errors === _errs39){
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-const _errs41 = errors;
-for(const key4 in data17){
-if(!(key4 === "session_ttl_seconds")){
-validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data17}];
-return false;
-break;
-}
-}
-if(_errs41 === errors){
-if(data17.session_ttl_seconds !== undefined){
-let data18 = data17.session_ttl_seconds;
-const _errs42 = errors;
-if(!((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18)))){
-let dataType13 = typeof data18;
-let coerced13 = undefined;
-if(!(coerced13 !== undefined)){
-if(dataType13 === "boolean" || data18 === null
-              || (dataType13 === "string" && data18 && data18 == +data18 && !(data18 % 1))){
-coerced13 = +data18;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.console.properties.session_ttl_seconds.type,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data18}];
+if(typeof data17 === "string"){
+if(!pattern1.test(data17)){
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data17}];
 return false;
 }
-}
-if(coerced13 !== undefined){
-data18 = coerced13;
-if(data17 !== undefined){
-data17["session_ttl_seconds"] = coerced13;
-}
-}
-}
-if(errors === _errs42){
-if(typeof data18 == "number"){
-if(data18 > 604800 || isNaN(data18)){
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800",schema:604800,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data18}];
-return false;
-}
-else {
-if(data18 < 1 || isNaN(data18)){
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data18}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.console.type,parentSchema:schema11.properties.console,data:data17}];
-return false;
 }
 }
 var valid0 = _errs39 === errors;
@@ -737,54 +752,16 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.log_level !== undefined){
-let data19 = data.log_level;
-const _errs44 = errors;
-const _errs45 = errors;
-let valid6 = false;
-const _errs46 = errors;
-if(typeof data19 !== "string"){
-let dataType14 = typeof data19;
-let coerced14 = undefined;
-if(!(coerced14 !== undefined)){
-if(dataType14 == "number" || dataType14 == "boolean"){
-coerced14 = "" + data19;
-}
-else if(data19 === null){
-coerced14 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data19};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced14 !== undefined){
-data19 = coerced14;
-if(data !== undefined){
-data["log_level"] = coerced14;
-}
-}
-}
-if("fatal" !== data19){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data19};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs46 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs48 = errors;
+if(data.trusted_proxies !== undefined){
+let data18 = data.trusted_proxies;
+const _errs41 = errors;
+if(errors === _errs41){
+if(Array.isArray(data18)){
+var valid4 = true;
+const len0 = data18.length;
+for(let i0=0; i0<len0; i0++){
+let data19 = data18[i0];
+const _errs43 = errors;
 if(typeof data19 !== "string"){
 let dataType15 = typeof data19;
 let coerced15 = undefined;
@@ -796,7 +773,206 @@ else if(data19 === null){
 coerced15 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data19};
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data19}];
+return false;
+}
+}
+if(coerced15 !== undefined){
+data19 = coerced15;
+if(data18 !== undefined){
+data18[i0] = coerced15;
+}
+}
+}
+if(errors === _errs43){
+if(typeof data19 === "string"){
+if(func3(data19) < 1){
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data19}];
+return false;
+}
+}
+}
+var valid4 = _errs43 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data18}];
+return false;
+}
+}
+var valid0 = _errs41 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.admin_key !== undefined){
+let data20 = data.admin_key;
+const _errs45 = errors;
+if(typeof data20 !== "string"){
+let dataType16 = typeof data20;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 == "number" || dataType16 == "boolean"){
+coerced16 = "" + data20;
+}
+else if(data20 === null){
+coerced16 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data20}];
+return false;
+}
+}
+if(coerced16 !== undefined){
+data20 = coerced16;
+if(data !== undefined){
+data["admin_key"] = coerced16;
+}
+}
+}
+if(errors === _errs45){
+if(typeof data20 === "string"){
+if(func3(data20) < 16){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data20}];
+return false;
+}
+}
+}
+var valid0 = _errs45 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.console !== undefined){
+let data21 = data.console;
+const _errs47 = errors;
+if(errors === _errs47){
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+const _errs49 = errors;
+for(const key4 in data21){
+if(!(key4 === "session_ttl_seconds")){
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data21}];
+return false;
+break;
+}
+}
+if(_errs49 === errors){
+if(data21.session_ttl_seconds !== undefined){
+let data22 = data21.session_ttl_seconds;
+const _errs50 = errors;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+let dataType17 = typeof data22;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 === "boolean" || data22 === null
+              || (dataType17 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
+coerced17 = +data22;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.console.properties.session_ttl_seconds.type,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data22}];
+return false;
+}
+}
+if(coerced17 !== undefined){
+data22 = coerced17;
+if(data21 !== undefined){
+data21["session_ttl_seconds"] = coerced17;
+}
+}
+}
+if(errors === _errs50){
+if(typeof data22 == "number"){
+if(data22 > 604800 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800",schema:604800,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data22}];
+return false;
+}
+else {
+if(data22 < 1 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data22}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.console.type,parentSchema:schema11.properties.console,data:data21}];
+return false;
+}
+}
+var valid0 = _errs47 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.log_level !== undefined){
+let data23 = data.log_level;
+const _errs52 = errors;
+const _errs53 = errors;
+let valid6 = false;
+const _errs54 = errors;
+if(typeof data23 !== "string"){
+let dataType18 = typeof data23;
+let coerced18 = undefined;
+if(!(coerced18 !== undefined)){
+if(dataType18 == "number" || dataType18 == "boolean"){
+coerced18 = "" + data23;
+}
+else if(data23 === null){
+coerced18 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced18 !== undefined){
+data23 = coerced18;
+if(data !== undefined){
+data["log_level"] = coerced18;
+}
+}
+}
+if("fatal" !== data23){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs54 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _errs56 = errors;
+if(typeof data23 !== "string"){
+let dataType19 = typeof data23;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 == "number" || dataType19 == "boolean"){
+coerced19 = "" + data23;
+}
+else if(data23 === null){
+coerced19 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data23};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -806,15 +982,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced15 !== undefined){
-data19 = coerced15;
+if(coerced19 !== undefined){
+data23 = coerced19;
 if(data !== undefined){
-data["log_level"] = coerced15;
+data["log_level"] = coerced19;
 }
 }
 }
-if("error" !== data19){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data19};
+if("error" !== data23){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data23};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -823,22 +999,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs48 === errors;
+var _valid0 = _errs56 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs50 = errors;
-if(typeof data19 !== "string"){
-let dataType16 = typeof data19;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 == "number" || dataType16 == "boolean"){
-coerced16 = "" + data19;
+const _errs58 = errors;
+if(typeof data23 !== "string"){
+let dataType20 = typeof data23;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 == "number" || dataType20 == "boolean"){
+coerced20 = "" + data23;
 }
-else if(data19 === null){
-coerced16 = "";
+else if(data23 === null){
+coerced20 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data19};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data23};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -848,15 +1024,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced16 !== undefined){
-data19 = coerced16;
+if(coerced20 !== undefined){
+data23 = coerced20;
 if(data !== undefined){
-data["log_level"] = coerced16;
+data["log_level"] = coerced20;
 }
 }
 }
-if("warn" !== data19){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data19};
+if("warn" !== data23){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data23};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -865,22 +1041,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs50 === errors;
+var _valid0 = _errs58 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs52 = errors;
-if(typeof data19 !== "string"){
-let dataType17 = typeof data19;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 == "number" || dataType17 == "boolean"){
-coerced17 = "" + data19;
+const _errs60 = errors;
+if(typeof data23 !== "string"){
+let dataType21 = typeof data23;
+let coerced21 = undefined;
+if(!(coerced21 !== undefined)){
+if(dataType21 == "number" || dataType21 == "boolean"){
+coerced21 = "" + data23;
 }
-else if(data19 === null){
-coerced17 = "";
+else if(data23 === null){
+coerced21 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data19};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data23};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -890,15 +1066,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced17 !== undefined){
-data19 = coerced17;
+if(coerced21 !== undefined){
+data23 = coerced21;
 if(data !== undefined){
-data["log_level"] = coerced17;
+data["log_level"] = coerced21;
 }
 }
 }
-if("info" !== data19){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data19};
+if("info" !== data23){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data23};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -907,22 +1083,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs52 === errors;
+var _valid0 = _errs60 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs54 = errors;
-if(typeof data19 !== "string"){
-let dataType18 = typeof data19;
-let coerced18 = undefined;
-if(!(coerced18 !== undefined)){
-if(dataType18 == "number" || dataType18 == "boolean"){
-coerced18 = "" + data19;
+const _errs62 = errors;
+if(typeof data23 !== "string"){
+let dataType22 = typeof data23;
+let coerced22 = undefined;
+if(!(coerced22 !== undefined)){
+if(dataType22 == "number" || dataType22 == "boolean"){
+coerced22 = "" + data23;
 }
-else if(data19 === null){
-coerced18 = "";
+else if(data23 === null){
+coerced22 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data19};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data23};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -932,15 +1108,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced18 !== undefined){
-data19 = coerced18;
+if(coerced22 !== undefined){
+data23 = coerced22;
 if(data !== undefined){
-data["log_level"] = coerced18;
+data["log_level"] = coerced22;
 }
 }
 }
-if("debug" !== data19){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data19};
+if("debug" !== data23){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data23};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -949,22 +1125,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs54 === errors;
+var _valid0 = _errs62 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs56 = errors;
-if(typeof data19 !== "string"){
-let dataType19 = typeof data19;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 == "number" || dataType19 == "boolean"){
-coerced19 = "" + data19;
+const _errs64 = errors;
+if(typeof data23 !== "string"){
+let dataType23 = typeof data23;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 == "number" || dataType23 == "boolean"){
+coerced23 = "" + data23;
 }
-else if(data19 === null){
-coerced19 = "";
+else if(data23 === null){
+coerced23 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data19};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data23};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -974,15 +1150,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced19 !== undefined){
-data19 = coerced19;
+if(coerced23 !== undefined){
+data23 = coerced23;
 if(data !== undefined){
-data["log_level"] = coerced19;
+data["log_level"] = coerced23;
 }
 }
 }
-if("trace" !== data19){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data19};
+if("trace" !== data23){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data23};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -991,22 +1167,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs56 === errors;
+var _valid0 = _errs64 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs58 = errors;
-if(typeof data19 !== "string"){
-let dataType20 = typeof data19;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 == "number" || dataType20 == "boolean"){
-coerced20 = "" + data19;
+const _errs66 = errors;
+if(typeof data23 !== "string"){
+let dataType24 = typeof data23;
+let coerced24 = undefined;
+if(!(coerced24 !== undefined)){
+if(dataType24 == "number" || dataType24 == "boolean"){
+coerced24 = "" + data23;
 }
-else if(data19 === null){
-coerced20 = "";
+else if(data23 === null){
+coerced24 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data19};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data23};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1016,15 +1192,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced20 !== undefined){
-data19 = coerced20;
+if(coerced24 !== undefined){
+data23 = coerced24;
 if(data !== undefined){
-data["log_level"] = coerced20;
+data["log_level"] = coerced24;
 }
 }
 }
-if("silent" !== data19){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data19};
+if("silent" !== data23){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data23};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1033,7 +1209,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs58 === errors;
+var _valid0 = _errs66 === errors;
 valid6 = valid6 || _valid0;
 }
 }
@@ -1042,7 +1218,7 @@ valid6 = valid6 || _valid0;
 }
 }
 if(!valid6){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data19};
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data23};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1054,434 +1230,434 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs45;
+errors = _errs53;
 if(vErrors !== null){
-if(_errs45){
-vErrors.length = _errs45;
+if(_errs53){
+vErrors.length = _errs53;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs44 === errors;
+var valid0 = _errs52 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data20 = data.limits;
-const _errs60 = errors;
-if(errors === _errs60){
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-const _errs62 = errors;
-for(const key5 in data20){
-if(!(((key5 === "key") || (key5 === "ip")) || (key5 === "account"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data20}];
-return false;
-break;
-}
-}
-if(_errs62 === errors){
-if(data20.key !== undefined){
-let data21 = data20.key;
-const _errs63 = errors;
-if(errors === _errs63){
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-const _errs65 = errors;
-for(const key6 in data21){
-if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data21}];
-return false;
-break;
-}
-}
-if(_errs65 === errors){
-if(data21.rpm !== undefined){
-let data22 = data21.rpm;
-const _errs66 = errors;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-let dataType21 = typeof data22;
-let coerced21 = undefined;
-if(!(coerced21 !== undefined)){
-if(dataType21 === "boolean" || data22 === null
-              || (dataType21 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
-coerced21 = +data22;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data22}];
-return false;
-}
-}
-if(coerced21 !== undefined){
-data22 = coerced21;
-if(data21 !== undefined){
-data21["rpm"] = coerced21;
-}
-}
-}
-if(errors === _errs66){
-if(typeof data22 == "number"){
-if(data22 < 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data22}];
-return false;
-}
-}
-}
-var valid8 = _errs66 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data21.rps !== undefined){
-let data23 = data21.rps;
+let data24 = data.limits;
 const _errs68 = errors;
-if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
-let dataType22 = typeof data23;
-let coerced22 = undefined;
-if(!(coerced22 !== undefined)){
-if(dataType22 === "boolean" || data23 === null
-              || (dataType22 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
-coerced22 = +data23;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data23}];
-return false;
-}
-}
-if(coerced22 !== undefined){
-data23 = coerced22;
-if(data21 !== undefined){
-data21["rps"] = coerced22;
-}
-}
-}
 if(errors === _errs68){
-if(typeof data23 == "number"){
-if(data23 < 1 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data23}];
-return false;
-}
-}
-}
-var valid8 = _errs68 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data21.tpm !== undefined){
-let data24 = data21.tpm;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
 const _errs70 = errors;
-if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
-let dataType23 = typeof data24;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 === "boolean" || data24 === null
-              || (dataType23 === "string" && data24 && data24 == +data24 && !(data24 % 1))){
-coerced23 = +data24;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data24}];
-return false;
-}
-}
-if(coerced23 !== undefined){
-data24 = coerced23;
-if(data21 !== undefined){
-data21["tpm"] = coerced23;
-}
-}
-}
-if(errors === _errs70){
-if(typeof data24 == "number"){
-if(data24 < 1 || isNaN(data24)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data24}];
-return false;
-}
-}
-}
-var valid8 = _errs70 === errors;
-}
-else {
-var valid8 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data21}];
-return false;
-}
-}
-var valid7 = _errs63 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data20.ip !== undefined){
-let data25 = data20.ip;
-const _errs72 = errors;
-if(errors === _errs72){
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-const _errs74 = errors;
-for(const key7 in data25){
-if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data25}];
+for(const key5 in data24){
+if(!(((key5 === "key") || (key5 === "ip")) || (key5 === "account"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data24}];
 return false;
 break;
 }
 }
-if(_errs74 === errors){
+if(_errs70 === errors){
+if(data24.key !== undefined){
+let data25 = data24.key;
+const _errs71 = errors;
+if(errors === _errs71){
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+const _errs73 = errors;
+for(const key6 in data25){
+if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data25}];
+return false;
+break;
+}
+}
+if(_errs73 === errors){
 if(data25.rpm !== undefined){
 let data26 = data25.rpm;
-const _errs75 = errors;
+const _errs74 = errors;
 if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-let dataType24 = typeof data26;
-let coerced24 = undefined;
-if(!(coerced24 !== undefined)){
-if(dataType24 === "boolean" || data26 === null
-              || (dataType24 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
-coerced24 = +data26;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data26}];
-return false;
-}
-}
-if(coerced24 !== undefined){
-data26 = coerced24;
-if(data25 !== undefined){
-data25["rpm"] = coerced24;
-}
-}
-}
-if(errors === _errs75){
-if(typeof data26 == "number"){
-if(data26 < 1 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data26}];
-return false;
-}
-}
-}
-var valid9 = _errs75 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data25.rps !== undefined){
-let data27 = data25.rps;
-const _errs77 = errors;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-let dataType25 = typeof data27;
+let dataType25 = typeof data26;
 let coerced25 = undefined;
 if(!(coerced25 !== undefined)){
-if(dataType25 === "boolean" || data27 === null
-              || (dataType25 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
-coerced25 = +data27;
+if(dataType25 === "boolean" || data26 === null
+              || (dataType25 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
+coerced25 = +data26;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data27}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data26}];
 return false;
 }
 }
 if(coerced25 !== undefined){
-data27 = coerced25;
+data26 = coerced25;
 if(data25 !== undefined){
-data25["rps"] = coerced25;
+data25["rpm"] = coerced25;
 }
 }
 }
-if(errors === _errs77){
-if(typeof data27 == "number"){
-if(data27 < 1 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data27}];
+if(errors === _errs74){
+if(typeof data26 == "number"){
+if(data26 < 1 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data26}];
 return false;
 }
 }
 }
-var valid9 = _errs77 === errors;
+var valid8 = _errs74 === errors;
 }
 else {
-var valid9 = true;
+var valid8 = true;
 }
-if(valid9){
-if(data25.tpm !== undefined){
-let data28 = data25.tpm;
-const _errs79 = errors;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-let dataType26 = typeof data28;
+if(valid8){
+if(data25.rps !== undefined){
+let data27 = data25.rps;
+const _errs76 = errors;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+let dataType26 = typeof data27;
 let coerced26 = undefined;
 if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data28 === null
-              || (dataType26 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
-coerced26 = +data28;
+if(dataType26 === "boolean" || data27 === null
+              || (dataType26 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
+coerced26 = +data27;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data28}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data27}];
 return false;
 }
 }
 if(coerced26 !== undefined){
-data28 = coerced26;
+data27 = coerced26;
 if(data25 !== undefined){
-data25["tpm"] = coerced26;
+data25["rps"] = coerced26;
 }
 }
 }
-if(errors === _errs79){
+if(errors === _errs76){
+if(typeof data27 == "number"){
+if(data27 < 1 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data27}];
+return false;
+}
+}
+}
+var valid8 = _errs76 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data25.tpm !== undefined){
+let data28 = data25.tpm;
+const _errs78 = errors;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+let dataType27 = typeof data28;
+let coerced27 = undefined;
+if(!(coerced27 !== undefined)){
+if(dataType27 === "boolean" || data28 === null
+              || (dataType27 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
+coerced27 = +data28;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data28}];
+return false;
+}
+}
+if(coerced27 !== undefined){
+data28 = coerced27;
+if(data25 !== undefined){
+data25["tpm"] = coerced27;
+}
+}
+}
+if(errors === _errs78){
 if(typeof data28 == "number"){
 if(data28 < 1 || isNaN(data28)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data28}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data28}];
 return false;
 }
 }
 }
-var valid9 = _errs79 === errors;
+var valid8 = _errs78 === errors;
 }
 else {
-var valid9 = true;
+var valid8 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data25}];
 return false;
 }
 }
-var valid7 = _errs72 === errors;
+var valid7 = _errs71 === errors;
 }
 else {
 var valid7 = true;
 }
 if(valid7){
-if(data20.account !== undefined){
-let data29 = data20.account;
-const _errs81 = errors;
-if(errors === _errs81){
+if(data24.ip !== undefined){
+let data29 = data24.ip;
+const _errs80 = errors;
+if(errors === _errs80){
 if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-const _errs83 = errors;
-for(const key8 in data29){
-if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data29}];
+const _errs82 = errors;
+for(const key7 in data29){
+if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data29}];
 return false;
 break;
 }
 }
-if(_errs83 === errors){
+if(_errs82 === errors){
 if(data29.rpm !== undefined){
 let data30 = data29.rpm;
-const _errs84 = errors;
+const _errs83 = errors;
 if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-let dataType27 = typeof data30;
-let coerced27 = undefined;
-if(!(coerced27 !== undefined)){
-if(dataType27 === "boolean" || data30 === null
-              || (dataType27 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
-coerced27 = +data30;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data30}];
-return false;
-}
-}
-if(coerced27 !== undefined){
-data30 = coerced27;
-if(data29 !== undefined){
-data29["rpm"] = coerced27;
-}
-}
-}
-if(errors === _errs84){
-if(typeof data30 == "number"){
-if(data30 < 1 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data30}];
-return false;
-}
-}
-}
-var valid10 = _errs84 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data29.rps !== undefined){
-let data31 = data29.rps;
-const _errs86 = errors;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-let dataType28 = typeof data31;
+let dataType28 = typeof data30;
 let coerced28 = undefined;
 if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data31 === null
-              || (dataType28 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
-coerced28 = +data31;
+if(dataType28 === "boolean" || data30 === null
+              || (dataType28 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
+coerced28 = +data30;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data30}];
 return false;
 }
 }
 if(coerced28 !== undefined){
-data31 = coerced28;
+data30 = coerced28;
 if(data29 !== undefined){
-data29["rps"] = coerced28;
+data29["rpm"] = coerced28;
 }
 }
 }
-if(errors === _errs86){
-if(typeof data31 == "number"){
-if(data31 < 1 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data31}];
+if(errors === _errs83){
+if(typeof data30 == "number"){
+if(data30 < 1 || isNaN(data30)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data30}];
 return false;
 }
 }
 }
-var valid10 = _errs86 === errors;
+var valid9 = _errs83 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data29.rps !== undefined){
+let data31 = data29.rps;
+const _errs85 = errors;
+if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
+let dataType29 = typeof data31;
+let coerced29 = undefined;
+if(!(coerced29 !== undefined)){
+if(dataType29 === "boolean" || data31 === null
+              || (dataType29 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
+coerced29 = +data31;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data31}];
+return false;
+}
+}
+if(coerced29 !== undefined){
+data31 = coerced29;
+if(data29 !== undefined){
+data29["rps"] = coerced29;
+}
+}
+}
+if(errors === _errs85){
+if(typeof data31 == "number"){
+if(data31 < 1 || isNaN(data31)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data31}];
+return false;
+}
+}
+}
+var valid9 = _errs85 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data29.tpm !== undefined){
+let data32 = data29.tpm;
+const _errs87 = errors;
+if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
+let dataType30 = typeof data32;
+let coerced30 = undefined;
+if(!(coerced30 !== undefined)){
+if(dataType30 === "boolean" || data32 === null
+              || (dataType30 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
+coerced30 = +data32;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data32}];
+return false;
+}
+}
+if(coerced30 !== undefined){
+data32 = coerced30;
+if(data29 !== undefined){
+data29["tpm"] = coerced30;
+}
+}
+}
+if(errors === _errs87){
+if(typeof data32 == "number"){
+if(data32 < 1 || isNaN(data32)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data32}];
+return false;
+}
+}
+}
+var valid9 = _errs87 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data29}];
+return false;
+}
+}
+var valid7 = _errs80 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data24.account !== undefined){
+let data33 = data24.account;
+const _errs89 = errors;
+if(errors === _errs89){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+const _errs91 = errors;
+for(const key8 in data33){
+if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data33}];
+return false;
+break;
+}
+}
+if(_errs91 === errors){
+if(data33.rpm !== undefined){
+let data34 = data33.rpm;
+const _errs92 = errors;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+let dataType31 = typeof data34;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 === "boolean" || data34 === null
+              || (dataType31 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
+coerced31 = +data34;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data34}];
+return false;
+}
+}
+if(coerced31 !== undefined){
+data34 = coerced31;
+if(data33 !== undefined){
+data33["rpm"] = coerced31;
+}
+}
+}
+if(errors === _errs92){
+if(typeof data34 == "number"){
+if(data34 < 1 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data34}];
+return false;
+}
+}
+}
+var valid10 = _errs92 === errors;
 }
 else {
 var valid10 = true;
 }
 if(valid10){
-if(data29.tpm !== undefined){
-let data32 = data29.tpm;
-const _errs88 = errors;
-if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
-let dataType29 = typeof data32;
-let coerced29 = undefined;
-if(!(coerced29 !== undefined)){
-if(dataType29 === "boolean" || data32 === null
-              || (dataType29 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
-coerced29 = +data32;
+if(data33.rps !== undefined){
+let data35 = data33.rps;
+const _errs94 = errors;
+if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+let dataType32 = typeof data35;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 === "boolean" || data35 === null
+              || (dataType32 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
+coerced32 = +data35;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data32}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data35}];
 return false;
 }
 }
-if(coerced29 !== undefined){
-data32 = coerced29;
-if(data29 !== undefined){
-data29["tpm"] = coerced29;
+if(coerced32 !== undefined){
+data35 = coerced32;
+if(data33 !== undefined){
+data33["rps"] = coerced32;
 }
 }
 }
-if(errors === _errs88){
-if(typeof data32 == "number"){
-if(data32 < 1 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data32}];
+if(errors === _errs94){
+if(typeof data35 == "number"){
+if(data35 < 1 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data35}];
 return false;
 }
 }
 }
-var valid10 = _errs88 === errors;
+var valid10 = _errs94 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data33.tpm !== undefined){
+let data36 = data33.tpm;
+const _errs96 = errors;
+if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+let dataType33 = typeof data36;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 === "boolean" || data36 === null
+              || (dataType33 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
+coerced33 = +data36;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data36}];
+return false;
+}
+}
+if(coerced33 !== undefined){
+data36 = coerced33;
+if(data33 !== undefined){
+data33["tpm"] = coerced33;
+}
+}
+}
+if(errors === _errs96){
+if(typeof data36 == "number"){
+if(data36 < 1 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data36}];
+return false;
+}
+}
+}
+var valid10 = _errs96 === errors;
 }
 else {
 var valid10 = true;
@@ -1491,11 +1667,11 @@ var valid10 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data29}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data33}];
 return false;
 }
 }
-var valid7 = _errs81 === errors;
+var valid7 = _errs89 === errors;
 }
 else {
 var valid7 = true;
@@ -1505,172 +1681,172 @@ var valid7 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data24}];
 return false;
 }
 }
-var valid0 = _errs60 === errors;
+var valid0 = _errs68 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data33 = data.failover;
-const _errs90 = errors;
-if(errors === _errs90){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-const _errs92 = errors;
-for(const key9 in data33){
+let data37 = data.failover;
+const _errs98 = errors;
+if(errors === _errs98){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+const _errs100 = errors;
+for(const key9 in data37){
 if(!(((key9 === "max_attempts") || (key9 === "retry_on_status")) || (key9 === "max_retry_after_seconds"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data37}];
 return false;
 break;
 }
 }
-if(_errs92 === errors){
-if(data33.max_attempts !== undefined){
-let data34 = data33.max_attempts;
-const _errs93 = errors;
-if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
-let dataType30 = typeof data34;
-let coerced30 = undefined;
-if(!(coerced30 !== undefined)){
-if(dataType30 === "boolean" || data34 === null
-              || (dataType30 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
-coerced30 = +data34;
+if(_errs100 === errors){
+if(data37.max_attempts !== undefined){
+let data38 = data37.max_attempts;
+const _errs101 = errors;
+if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+let dataType34 = typeof data38;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 === "boolean" || data38 === null
+              || (dataType34 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
+coerced34 = +data38;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data38}];
 return false;
 }
 }
-if(coerced30 !== undefined){
-data34 = coerced30;
-if(data33 !== undefined){
-data33["max_attempts"] = coerced30;
+if(coerced34 !== undefined){
+data38 = coerced34;
+if(data37 !== undefined){
+data37["max_attempts"] = coerced34;
 }
 }
 }
-if(errors === _errs93){
-if(typeof data34 == "number"){
-if(data34 > 20 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
+if(errors === _errs101){
+if(typeof data38 == "number"){
+if(data38 > 20 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data38}];
 return false;
 }
 else {
-if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
+if(data38 < 1 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data38}];
 return false;
 }
 }
 }
 }
-var valid11 = _errs93 === errors;
+var valid11 = _errs101 === errors;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data33.retry_on_status !== undefined){
-let data35 = data33.retry_on_status;
-const _errs95 = errors;
-if(errors === _errs95){
-if(Array.isArray(data35)){
+if(data37.retry_on_status !== undefined){
+let data39 = data37.retry_on_status;
+const _errs103 = errors;
+if(errors === _errs103){
+if(Array.isArray(data39)){
 var valid12 = true;
-const len1 = data35.length;
+const len1 = data39.length;
 for(let i1=0; i1<len1; i1++){
-let data36 = data35[i1];
-const _errs97 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
-let dataType31 = typeof data36;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data36 === null
-              || (dataType31 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
-coerced31 = +data36;
+let data40 = data39[i1];
+const _errs105 = errors;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+let dataType35 = typeof data40;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 === "boolean" || data40 === null
+              || (dataType35 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
+coerced35 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data40}];
 return false;
 }
 }
-if(coerced31 !== undefined){
-data36 = coerced31;
-if(data35 !== undefined){
-data35[i1] = coerced31;
+if(coerced35 !== undefined){
+data40 = coerced35;
+if(data39 !== undefined){
+data39[i1] = coerced35;
 }
 }
 }
-if(errors === _errs97){
-if(typeof data36 == "number"){
-if(data36 > 599 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+if(errors === _errs105){
+if(typeof data40 == "number"){
+if(data40 > 599 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data40}];
 return false;
 }
 else {
-if(data36 < 400 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+if(data40 < 400 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data40}];
 return false;
 }
 }
 }
 }
-var valid12 = _errs97 === errors;
+var valid12 = _errs105 === errors;
 if(!valid12){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data39}];
 return false;
 }
 }
-var valid11 = _errs95 === errors;
+var valid11 = _errs103 === errors;
 }
 else {
 var valid11 = true;
 }
 if(valid11){
-if(data33.max_retry_after_seconds !== undefined){
-let data37 = data33.max_retry_after_seconds;
-const _errs99 = errors;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
-let dataType32 = typeof data37;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data37 === null
-              || (dataType32 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
-coerced32 = +data37;
+if(data37.max_retry_after_seconds !== undefined){
+let data41 = data37.max_retry_after_seconds;
+const _errs107 = errors;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+let dataType36 = typeof data41;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 === "boolean" || data41 === null
+              || (dataType36 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
+coerced36 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data41}];
 return false;
 }
 }
-if(coerced32 !== undefined){
-data37 = coerced32;
-if(data33 !== undefined){
-data33["max_retry_after_seconds"] = coerced32;
+if(coerced36 !== undefined){
+data41 = coerced36;
+if(data37 !== undefined){
+data37["max_retry_after_seconds"] = coerced36;
 }
 }
 }
-if(errors === _errs99){
-if(typeof data37 == "number"){
-if(data37 > 3600 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data37}];
+if(errors === _errs107){
+if(typeof data41 == "number"){
+if(data41 > 3600 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data41}];
 return false;
 }
 else {
-if(data37 < 1 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data37}];
+if(data41 < 1 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data41}];
 return false;
 }
 }
 }
 }
-var valid11 = _errs99 === errors;
+var valid11 = _errs107 === errors;
 }
 else {
 var valid11 = true;
@@ -1680,205 +1856,57 @@ var valid11 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data37}];
 return false;
 }
 }
-var valid0 = _errs90 === errors;
+var valid0 = _errs98 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data38 = data.timeouts;
-const _errs101 = errors;
-if(errors === _errs101){
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-const _errs103 = errors;
-for(const key10 in data38){
+let data42 = data.timeouts;
+const _errs109 = errors;
+if(errors === _errs109){
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+const _errs111 = errors;
+for(const key10 in data42){
 if(!(((((key10 === "connect_ms") || (key10 === "first_byte_ms")) || (key10 === "idle_ms")) || (key10 === "total_ms")) || (key10 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data42}];
 return false;
 break;
 }
 }
-if(_errs103 === errors){
-if(data38.connect_ms !== undefined){
-let data39 = data38.connect_ms;
-const _errs104 = errors;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
-let dataType33 = typeof data39;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 === "boolean" || data39 === null
-              || (dataType33 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
-coerced33 = +data39;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data39}];
-return false;
-}
-}
-if(coerced33 !== undefined){
-data39 = coerced33;
-if(data38 !== undefined){
-data38["connect_ms"] = coerced33;
-}
-}
-}
-if(errors === _errs104){
-if(typeof data39 == "number"){
-if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data39}];
-return false;
-}
-}
-}
-var valid13 = _errs104 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data38.first_byte_ms !== undefined){
-let data40 = data38.first_byte_ms;
-const _errs106 = errors;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-let dataType34 = typeof data40;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data40 === null
-              || (dataType34 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
-coerced34 = +data40;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data40}];
-return false;
-}
-}
-if(coerced34 !== undefined){
-data40 = coerced34;
-if(data38 !== undefined){
-data38["first_byte_ms"] = coerced34;
-}
-}
-}
-if(errors === _errs106){
-if(typeof data40 == "number"){
-if(data40 < 1 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data40}];
-return false;
-}
-}
-}
-var valid13 = _errs106 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data38.idle_ms !== undefined){
-let data41 = data38.idle_ms;
-const _errs108 = errors;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
-let dataType35 = typeof data41;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 === "boolean" || data41 === null
-              || (dataType35 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
-coerced35 = +data41;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data41}];
-return false;
-}
-}
-if(coerced35 !== undefined){
-data41 = coerced35;
-if(data38 !== undefined){
-data38["idle_ms"] = coerced35;
-}
-}
-}
-if(errors === _errs108){
-if(typeof data41 == "number"){
-if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data41}];
-return false;
-}
-}
-}
-var valid13 = _errs108 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data38.total_ms !== undefined){
-let data42 = data38.total_ms;
-const _errs110 = errors;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
-let dataType36 = typeof data42;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data42 === null
-              || (dataType36 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
-coerced36 = +data42;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data42}];
-return false;
-}
-}
-if(coerced36 !== undefined){
-data42 = coerced36;
-if(data38 !== undefined){
-data38["total_ms"] = coerced36;
-}
-}
-}
-if(errors === _errs110){
-if(typeof data42 == "number"){
-if(data42 < 1 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data42}];
-return false;
-}
-}
-}
-var valid13 = _errs110 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data38.min_tokens_per_second !== undefined){
-let data43 = data38.min_tokens_per_second;
+if(_errs111 === errors){
+if(data42.connect_ms !== undefined){
+let data43 = data42.connect_ms;
 const _errs112 = errors;
-if(!(typeof data43 == "number")){
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
 let dataType37 = typeof data43;
 let coerced37 = undefined;
 if(!(coerced37 !== undefined)){
-if(dataType37 == "boolean" || data43 === null
-              || (dataType37 == "string" && data43 && data43 == +data43)){
+if(dataType37 === "boolean" || data43 === null
+              || (dataType37 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
 coerced37 = +data43;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data43}];
 return false;
 }
 }
 if(coerced37 !== undefined){
 data43 = coerced37;
-if(data38 !== undefined){
-data38["min_tokens_per_second"] = coerced37;
+if(data42 !== undefined){
+data42["connect_ms"] = coerced37;
 }
 }
 }
 if(errors === _errs112){
 if(typeof data43 == "number"){
-if(data43 <= 0 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data43}];
+if(data43 < 1 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data43}];
 return false;
 }
 }
@@ -1888,6 +1916,154 @@ var valid13 = _errs112 === errors;
 else {
 var valid13 = true;
 }
+if(valid13){
+if(data42.first_byte_ms !== undefined){
+let data44 = data42.first_byte_ms;
+const _errs114 = errors;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+let dataType38 = typeof data44;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data44 === null
+              || (dataType38 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
+coerced38 = +data44;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data44}];
+return false;
+}
+}
+if(coerced38 !== undefined){
+data44 = coerced38;
+if(data42 !== undefined){
+data42["first_byte_ms"] = coerced38;
+}
+}
+}
+if(errors === _errs114){
+if(typeof data44 == "number"){
+if(data44 < 1 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data44}];
+return false;
+}
+}
+}
+var valid13 = _errs114 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data42.idle_ms !== undefined){
+let data45 = data42.idle_ms;
+const _errs116 = errors;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+let dataType39 = typeof data45;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data45 === null
+              || (dataType39 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
+coerced39 = +data45;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data45}];
+return false;
+}
+}
+if(coerced39 !== undefined){
+data45 = coerced39;
+if(data42 !== undefined){
+data42["idle_ms"] = coerced39;
+}
+}
+}
+if(errors === _errs116){
+if(typeof data45 == "number"){
+if(data45 < 1 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data45}];
+return false;
+}
+}
+}
+var valid13 = _errs116 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data42.total_ms !== undefined){
+let data46 = data42.total_ms;
+const _errs118 = errors;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+let dataType40 = typeof data46;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 === "boolean" || data46 === null
+              || (dataType40 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
+coerced40 = +data46;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data46}];
+return false;
+}
+}
+if(coerced40 !== undefined){
+data46 = coerced40;
+if(data42 !== undefined){
+data42["total_ms"] = coerced40;
+}
+}
+}
+if(errors === _errs118){
+if(typeof data46 == "number"){
+if(data46 < 1 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data46}];
+return false;
+}
+}
+}
+var valid13 = _errs118 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data42.min_tokens_per_second !== undefined){
+let data47 = data42.min_tokens_per_second;
+const _errs120 = errors;
+if(!(typeof data47 == "number")){
+let dataType41 = typeof data47;
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(dataType41 == "boolean" || data47 === null
+              || (dataType41 == "string" && data47 && data47 == +data47)){
+coerced41 = +data47;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data47}];
+return false;
+}
+}
+if(coerced41 !== undefined){
+data47 = coerced41;
+if(data42 !== undefined){
+data42["min_tokens_per_second"] = coerced41;
+}
+}
+}
+if(errors === _errs120){
+if(typeof data47 == "number"){
+if(data47 <= 0 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data47}];
+return false;
+}
+}
+}
+var valid13 = _errs120 === errors;
+}
+else {
+var valid13 = true;
+}
 }
 }
 }
@@ -1895,99 +2071,99 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data42}];
 return false;
 }
 }
-var valid0 = _errs101 === errors;
+var valid0 = _errs109 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data44 = data.node_replies;
-const _errs114 = errors;
-if(errors === _errs114){
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-const _errs116 = errors;
-for(const key11 in data44){
+let data48 = data.node_replies;
+const _errs122 = errors;
+if(errors === _errs122){
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+const _errs124 = errors;
+for(const key11 in data48){
 if(!((key11 === "max_json_bytes") || (key11 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data48}];
 return false;
 break;
 }
 }
-if(_errs116 === errors){
-if(data44.max_json_bytes !== undefined){
-let data45 = data44.max_json_bytes;
-const _errs117 = errors;
-if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
-let dataType38 = typeof data45;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data45 === null
-              || (dataType38 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
-coerced38 = +data45;
+if(_errs124 === errors){
+if(data48.max_json_bytes !== undefined){
+let data49 = data48.max_json_bytes;
+const _errs125 = errors;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+let dataType42 = typeof data49;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 === "boolean" || data49 === null
+              || (dataType42 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
+coerced42 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data49}];
 return false;
 }
 }
-if(coerced38 !== undefined){
-data45 = coerced38;
-if(data44 !== undefined){
-data44["max_json_bytes"] = coerced38;
+if(coerced42 !== undefined){
+data49 = coerced42;
+if(data48 !== undefined){
+data48["max_json_bytes"] = coerced42;
 }
 }
 }
-if(errors === _errs117){
-if(typeof data45 == "number"){
-if(data45 < 1024 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data45}];
+if(errors === _errs125){
+if(typeof data49 == "number"){
+if(data49 < 1024 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data49}];
 return false;
 }
 }
 }
-var valid14 = _errs117 === errors;
+var valid14 = _errs125 === errors;
 }
 else {
 var valid14 = true;
 }
 if(valid14){
-if(data44.max_event_bytes !== undefined){
-let data46 = data44.max_event_bytes;
-const _errs119 = errors;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-let dataType39 = typeof data46;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data46 === null
-              || (dataType39 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
-coerced39 = +data46;
+if(data48.max_event_bytes !== undefined){
+let data50 = data48.max_event_bytes;
+const _errs127 = errors;
+if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
+let dataType43 = typeof data50;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 === "boolean" || data50 === null
+              || (dataType43 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
+coerced43 = +data50;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data50}];
 return false;
 }
 }
-if(coerced39 !== undefined){
-data46 = coerced39;
-if(data44 !== undefined){
-data44["max_event_bytes"] = coerced39;
+if(coerced43 !== undefined){
+data50 = coerced43;
+if(data48 !== undefined){
+data48["max_event_bytes"] = coerced43;
 }
 }
 }
-if(errors === _errs119){
-if(typeof data46 == "number"){
-if(data46 < 1024 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data46}];
+if(errors === _errs127){
+if(typeof data50 == "number"){
+if(data50 < 1024 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data50}];
 return false;
 }
 }
 }
-var valid14 = _errs119 === errors;
+var valid14 = _errs127 === errors;
 }
 else {
 var valid14 = true;
@@ -1996,207 +2172,57 @@ var valid14 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data48}];
 return false;
 }
 }
-var valid0 = _errs114 === errors;
+var valid0 = _errs122 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data47 = data.health;
-const _errs121 = errors;
-if(errors === _errs121){
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-const _errs123 = errors;
-for(const key12 in data47){
+let data51 = data.health;
+const _errs129 = errors;
+if(errors === _errs129){
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+const _errs131 = errors;
+for(const key12 in data51){
 if(!((((((key12 === "failure_threshold") || (key12 === "base_ejection_ms")) || (key12 === "max_ejection_ms")) || (key12 === "probe_interval_ms")) || (key12 === "probe_path")) || (key12 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data51}];
 return false;
 break;
 }
 }
-if(_errs123 === errors){
-if(data47.failure_threshold !== undefined){
-let data48 = data47.failure_threshold;
-const _errs124 = errors;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-let dataType40 = typeof data48;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data48 === null
-              || (dataType40 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
-coerced40 = +data48;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data48}];
-return false;
-}
-}
-if(coerced40 !== undefined){
-data48 = coerced40;
-if(data47 !== undefined){
-data47["failure_threshold"] = coerced40;
-}
-}
-}
-if(errors === _errs124){
-if(typeof data48 == "number"){
-if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data48}];
-return false;
-}
-}
-}
-var valid15 = _errs124 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data47.base_ejection_ms !== undefined){
-let data49 = data47.base_ejection_ms;
-const _errs126 = errors;
-if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
-let dataType41 = typeof data49;
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(dataType41 === "boolean" || data49 === null
-              || (dataType41 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
-coerced41 = +data49;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data49}];
-return false;
-}
-}
-if(coerced41 !== undefined){
-data49 = coerced41;
-if(data47 !== undefined){
-data47["base_ejection_ms"] = coerced41;
-}
-}
-}
-if(errors === _errs126){
-if(typeof data49 == "number"){
-if(data49 < 1 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data49}];
-return false;
-}
-}
-}
-var valid15 = _errs126 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data47.max_ejection_ms !== undefined){
-let data50 = data47.max_ejection_ms;
-const _errs128 = errors;
-if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
-let dataType42 = typeof data50;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 === "boolean" || data50 === null
-              || (dataType42 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
-coerced42 = +data50;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data50}];
-return false;
-}
-}
-if(coerced42 !== undefined){
-data50 = coerced42;
-if(data47 !== undefined){
-data47["max_ejection_ms"] = coerced42;
-}
-}
-}
-if(errors === _errs128){
-if(typeof data50 == "number"){
-if(data50 < 1 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data50}];
-return false;
-}
-}
-}
-var valid15 = _errs128 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data47.probe_interval_ms !== undefined){
-let data51 = data47.probe_interval_ms;
-const _errs130 = errors;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-let dataType43 = typeof data51;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data51 === null
-              || (dataType43 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
-coerced43 = +data51;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data51}];
-return false;
-}
-}
-if(coerced43 !== undefined){
-data51 = coerced43;
-if(data47 !== undefined){
-data47["probe_interval_ms"] = coerced43;
-}
-}
-}
-if(errors === _errs130){
-if(typeof data51 == "number"){
-if(data51 < 0 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data51}];
-return false;
-}
-}
-}
-var valid15 = _errs130 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data47.probe_path !== undefined){
-let data52 = data47.probe_path;
+if(_errs131 === errors){
+if(data51.failure_threshold !== undefined){
+let data52 = data51.failure_threshold;
 const _errs132 = errors;
-if(typeof data52 !== "string"){
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
 let dataType44 = typeof data52;
 let coerced44 = undefined;
 if(!(coerced44 !== undefined)){
-if(dataType44 == "number" || dataType44 == "boolean"){
-coerced44 = "" + data52;
-}
-else if(data52 === null){
-coerced44 = "";
+if(dataType44 === "boolean" || data52 === null
+              || (dataType44 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
+coerced44 = +data52;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data52}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data52 = coerced44;
-if(data47 !== undefined){
-data47["probe_path"] = coerced44;
+if(data51 !== undefined){
+data51["failure_threshold"] = coerced44;
 }
 }
 }
 if(errors === _errs132){
-if(typeof data52 === "string"){
-if(!pattern2.test(data52)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data52}];
+if(typeof data52 == "number"){
+if(data52 < 1 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data52}];
 return false;
 }
 }
@@ -2207,8 +2233,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data47.probe_timeout_ms !== undefined){
-let data53 = data47.probe_timeout_ms;
+if(data51.base_ejection_ms !== undefined){
+let data53 = data51.base_ejection_ms;
 const _errs134 = errors;
 if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
 let dataType45 = typeof data53;
@@ -2219,26 +2245,176 @@ if(dataType45 === "boolean" || data53 === null
 coerced45 = +data53;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data53}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data53 = coerced45;
-if(data47 !== undefined){
-data47["probe_timeout_ms"] = coerced45;
+if(data51 !== undefined){
+data51["base_ejection_ms"] = coerced45;
 }
 }
 }
 if(errors === _errs134){
 if(typeof data53 == "number"){
 if(data53 < 1 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data53}];
 return false;
 }
 }
 }
 var valid15 = _errs134 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data51.max_ejection_ms !== undefined){
+let data54 = data51.max_ejection_ms;
+const _errs136 = errors;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+let dataType46 = typeof data54;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data54 === null
+              || (dataType46 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced46 = +data54;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data54}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data54 = coerced46;
+if(data51 !== undefined){
+data51["max_ejection_ms"] = coerced46;
+}
+}
+}
+if(errors === _errs136){
+if(typeof data54 == "number"){
+if(data54 < 1 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data54}];
+return false;
+}
+}
+}
+var valid15 = _errs136 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data51.probe_interval_ms !== undefined){
+let data55 = data51.probe_interval_ms;
+const _errs138 = errors;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+let dataType47 = typeof data55;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data55 === null
+              || (dataType47 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
+coerced47 = +data55;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data55}];
+return false;
+}
+}
+if(coerced47 !== undefined){
+data55 = coerced47;
+if(data51 !== undefined){
+data51["probe_interval_ms"] = coerced47;
+}
+}
+}
+if(errors === _errs138){
+if(typeof data55 == "number"){
+if(data55 < 0 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data55}];
+return false;
+}
+}
+}
+var valid15 = _errs138 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data51.probe_path !== undefined){
+let data56 = data51.probe_path;
+const _errs140 = errors;
+if(typeof data56 !== "string"){
+let dataType48 = typeof data56;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 == "number" || dataType48 == "boolean"){
+coerced48 = "" + data56;
+}
+else if(data56 === null){
+coerced48 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data56}];
+return false;
+}
+}
+if(coerced48 !== undefined){
+data56 = coerced48;
+if(data51 !== undefined){
+data51["probe_path"] = coerced48;
+}
+}
+}
+if(errors === _errs140){
+if(typeof data56 === "string"){
+if(!pattern2.test(data56)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data56}];
+return false;
+}
+}
+}
+var valid15 = _errs140 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data51.probe_timeout_ms !== undefined){
+let data57 = data51.probe_timeout_ms;
+const _errs142 = errors;
+if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
+let dataType49 = typeof data57;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 === "boolean" || data57 === null
+              || (dataType49 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
+coerced49 = +data57;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data57}];
+return false;
+}
+}
+if(coerced49 !== undefined){
+data57 = coerced49;
+if(data51 !== undefined){
+data51["probe_timeout_ms"] = coerced49;
+}
+}
+}
+if(errors === _errs142){
+if(typeof data57 == "number"){
+if(data57 < 1 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data57}];
+return false;
+}
+}
+}
+var valid15 = _errs142 === errors;
 }
 else {
 var valid15 = true;
@@ -2251,180 +2427,32 @@ var valid15 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data51}];
 return false;
 }
 }
-var valid0 = _errs121 === errors;
+var valid0 = _errs129 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data54 = data.http;
-const _errs136 = errors;
-if(errors === _errs136){
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-const _errs138 = errors;
-for(const key13 in data54){
+let data58 = data.http;
+const _errs144 = errors;
+if(errors === _errs144){
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+const _errs146 = errors;
+for(const key13 in data58){
 if(!(func2.call(schema11.properties.http.properties, key13))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data58}];
 return false;
 break;
 }
 }
-if(_errs138 === errors){
-if(data54.body_limit_bytes !== undefined){
-let data55 = data54.body_limit_bytes;
-const _errs139 = errors;
-if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
-let dataType46 = typeof data55;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data55 === null
-              || (dataType46 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
-coerced46 = +data55;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data55}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data55 = coerced46;
-if(data54 !== undefined){
-data54["body_limit_bytes"] = coerced46;
-}
-}
-}
-if(errors === _errs139){
-if(typeof data55 == "number"){
-if(data55 < 1024 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data55}];
-return false;
-}
-}
-}
-var valid16 = _errs139 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data54.sse_keepalive_ms !== undefined){
-let data56 = data54.sse_keepalive_ms;
-const _errs141 = errors;
-if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
-let dataType47 = typeof data56;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 === "boolean" || data56 === null
-              || (dataType47 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
-coerced47 = +data56;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data56}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data56 = coerced47;
-if(data54 !== undefined){
-data54["sse_keepalive_ms"] = coerced47;
-}
-}
-}
-if(errors === _errs141){
-if(typeof data56 == "number"){
-if(data56 < 100 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data56}];
-return false;
-}
-}
-}
-var valid16 = _errs141 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data54.headers_timeout_ms !== undefined){
-let data57 = data54.headers_timeout_ms;
-const _errs143 = errors;
-if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
-let dataType48 = typeof data57;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 === "boolean" || data57 === null
-              || (dataType48 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
-coerced48 = +data57;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data57}];
-return false;
-}
-}
-if(coerced48 !== undefined){
-data57 = coerced48;
-if(data54 !== undefined){
-data54["headers_timeout_ms"] = coerced48;
-}
-}
-}
-if(errors === _errs143){
-if(typeof data57 == "number"){
-if(data57 < 100 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data57}];
-return false;
-}
-}
-}
-var valid16 = _errs143 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data54.request_timeout_ms !== undefined){
-let data58 = data54.request_timeout_ms;
-const _errs145 = errors;
-if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
-let dataType49 = typeof data58;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 === "boolean" || data58 === null
-              || (dataType49 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
-coerced49 = +data58;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data58}];
-return false;
-}
-}
-if(coerced49 !== undefined){
-data58 = coerced49;
-if(data54 !== undefined){
-data54["request_timeout_ms"] = coerced49;
-}
-}
-}
-if(errors === _errs145){
-if(typeof data58 == "number"){
-if(data58 < 0 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data58}];
-return false;
-}
-}
-}
-var valid16 = _errs145 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data54.body_idle_timeout_ms !== undefined){
-let data59 = data54.body_idle_timeout_ms;
+if(_errs146 === errors){
+if(data58.body_limit_bytes !== undefined){
+let data59 = data58.body_limit_bytes;
 const _errs147 = errors;
 if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
 let dataType50 = typeof data59;
@@ -2435,21 +2463,21 @@ if(dataType50 === "boolean" || data59 === null
 coerced50 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data59}];
 return false;
 }
 }
 if(coerced50 !== undefined){
 data59 = coerced50;
-if(data54 !== undefined){
-data54["body_idle_timeout_ms"] = coerced50;
+if(data58 !== undefined){
+data58["body_limit_bytes"] = coerced50;
 }
 }
 }
 if(errors === _errs147){
 if(typeof data59 == "number"){
-if(data59 < 100 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data59}];
+if(data59 < 1024 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data59}];
 return false;
 }
 }
@@ -2460,8 +2488,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.keep_alive_timeout_ms !== undefined){
-let data60 = data54.keep_alive_timeout_ms;
+if(data58.sse_keepalive_ms !== undefined){
+let data60 = data58.sse_keepalive_ms;
 const _errs149 = errors;
 if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
 let dataType51 = typeof data60;
@@ -2472,21 +2500,21 @@ if(dataType51 === "boolean" || data60 === null
 coerced51 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data60}];
 return false;
 }
 }
 if(coerced51 !== undefined){
 data60 = coerced51;
-if(data54 !== undefined){
-data54["keep_alive_timeout_ms"] = coerced51;
+if(data58 !== undefined){
+data58["sse_keepalive_ms"] = coerced51;
 }
 }
 }
 if(errors === _errs149){
 if(typeof data60 == "number"){
-if(data60 < 0 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data60}];
+if(data60 < 100 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data60}];
 return false;
 }
 }
@@ -2497,8 +2525,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.max_connections !== undefined){
-let data61 = data54.max_connections;
+if(data58.headers_timeout_ms !== undefined){
+let data61 = data58.headers_timeout_ms;
 const _errs151 = errors;
 if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
 let dataType52 = typeof data61;
@@ -2509,21 +2537,21 @@ if(dataType52 === "boolean" || data61 === null
 coerced52 = +data61;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data61}];
 return false;
 }
 }
 if(coerced52 !== undefined){
 data61 = coerced52;
-if(data54 !== undefined){
-data54["max_connections"] = coerced52;
+if(data58 !== undefined){
+data58["headers_timeout_ms"] = coerced52;
 }
 }
 }
 if(errors === _errs151){
 if(typeof data61 == "number"){
-if(data61 < 0 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data61}];
+if(data61 < 100 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data61}];
 return false;
 }
 }
@@ -2534,8 +2562,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.listen_backlog !== undefined){
-let data62 = data54.listen_backlog;
+if(data58.request_timeout_ms !== undefined){
+let data62 = data58.request_timeout_ms;
 const _errs153 = errors;
 if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
 let dataType53 = typeof data62;
@@ -2546,21 +2574,21 @@ if(dataType53 === "boolean" || data62 === null
 coerced53 = +data62;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data62}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data62 = coerced53;
-if(data54 !== undefined){
-data54["listen_backlog"] = coerced53;
+if(data58 !== undefined){
+data58["request_timeout_ms"] = coerced53;
 }
 }
 }
 if(errors === _errs153){
 if(typeof data62 == "number"){
-if(data62 < 1 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data62}];
+if(data62 < 0 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data62}];
 return false;
 }
 }
@@ -2571,8 +2599,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.max_messages !== undefined){
-let data63 = data54.max_messages;
+if(data58.body_idle_timeout_ms !== undefined){
+let data63 = data58.body_idle_timeout_ms;
 const _errs155 = errors;
 if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
 let dataType54 = typeof data63;
@@ -2583,21 +2611,21 @@ if(dataType54 === "boolean" || data63 === null
 coerced54 = +data63;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data63}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data63 = coerced54;
-if(data54 !== undefined){
-data54["max_messages"] = coerced54;
+if(data58 !== undefined){
+data58["body_idle_timeout_ms"] = coerced54;
 }
 }
 }
 if(errors === _errs155){
 if(typeof data63 == "number"){
-if(data63 < 1 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data63}];
+if(data63 < 100 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data63}];
 return false;
 }
 }
@@ -2608,8 +2636,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.max_choices !== undefined){
-let data64 = data54.max_choices;
+if(data58.keep_alive_timeout_ms !== undefined){
+let data64 = data58.keep_alive_timeout_ms;
 const _errs157 = errors;
 if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
 let dataType55 = typeof data64;
@@ -2620,28 +2648,22 @@ if(dataType55 === "boolean" || data64 === null
 coerced55 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data64}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data64 = coerced55;
-if(data54 !== undefined){
-data54["max_choices"] = coerced55;
+if(data58 !== undefined){
+data58["keep_alive_timeout_ms"] = coerced55;
 }
 }
 }
 if(errors === _errs157){
 if(typeof data64 == "number"){
-if(data64 > 128 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data64}];
+if(data64 < 0 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data64}];
 return false;
-}
-else {
-if(data64 < 1 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data64}];
-return false;
-}
 }
 }
 }
@@ -2651,8 +2673,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.max_json_depth !== undefined){
-let data65 = data54.max_json_depth;
+if(data58.max_connections !== undefined){
+let data65 = data58.max_connections;
 const _errs159 = errors;
 if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
 let dataType56 = typeof data65;
@@ -2663,28 +2685,22 @@ if(dataType56 === "boolean" || data65 === null
 coerced56 = +data65;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data65}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data65 = coerced56;
-if(data54 !== undefined){
-data54["max_json_depth"] = coerced56;
+if(data58 !== undefined){
+data58["max_connections"] = coerced56;
 }
 }
 }
 if(errors === _errs159){
 if(typeof data65 == "number"){
-if(data65 > 1000 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data65}];
+if(data65 < 0 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data65}];
 return false;
-}
-else {
-if(data65 < 2 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data65}];
-return false;
-}
 }
 }
 }
@@ -2694,8 +2710,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.max_body_bytes_in_flight !== undefined){
-let data66 = data54.max_body_bytes_in_flight;
+if(data58.listen_backlog !== undefined){
+let data66 = data58.listen_backlog;
 const _errs161 = errors;
 if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
 let dataType57 = typeof data66;
@@ -2706,21 +2722,21 @@ if(dataType57 === "boolean" || data66 === null
 coerced57 = +data66;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data66}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data66 = coerced57;
-if(data54 !== undefined){
-data54["max_body_bytes_in_flight"] = coerced57;
+if(data58 !== undefined){
+data58["listen_backlog"] = coerced57;
 }
 }
 }
 if(errors === _errs161){
 if(typeof data66 == "number"){
-if(data66 < 1024 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data66}];
+if(data66 < 1 || isNaN(data66)){
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data66}];
 return false;
 }
 }
@@ -2731,8 +2747,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.max_body_bytes_in_flight_per_key !== undefined){
-let data67 = data54.max_body_bytes_in_flight_per_key;
+if(data58.max_messages !== undefined){
+let data67 = data58.max_messages;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2743,21 +2759,21 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
-if(data54 !== undefined){
-data54["max_body_bytes_in_flight_per_key"] = coerced58;
+if(data58 !== undefined){
+data58["max_messages"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
-if(data67 < 1024 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data67}];
+if(data67 < 1 || isNaN(data67)){
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data67}];
 return false;
 }
 }
@@ -2768,8 +2784,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.max_drain_bytes !== undefined){
-let data68 = data54.max_drain_bytes;
+if(data58.max_choices !== undefined){
+let data68 = data58.max_choices;
 const _errs165 = errors;
 if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
 let dataType59 = typeof data68;
@@ -2780,22 +2796,28 @@ if(dataType59 === "boolean" || data68 === null
 coerced59 = +data68;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data68}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data68 = coerced59;
-if(data54 !== undefined){
-data54["max_drain_bytes"] = coerced59;
+if(data58 !== undefined){
+data58["max_choices"] = coerced59;
 }
 }
 }
 if(errors === _errs165){
 if(typeof data68 == "number"){
-if(data68 < 0 || isNaN(data68)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data68}];
+if(data68 > 128 || isNaN(data68)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data68}];
 return false;
+}
+else {
+if(data68 < 1 || isNaN(data68)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data68}];
+return false;
+}
 }
 }
 }
@@ -2805,8 +2827,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data54.drain_timeout_ms !== undefined){
-let data69 = data54.drain_timeout_ms;
+if(data58.max_json_depth !== undefined){
+let data69 = data58.max_json_depth;
 const _errs167 = errors;
 if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
 let dataType60 = typeof data69;
@@ -2817,26 +2839,180 @@ if(dataType60 === "boolean" || data69 === null
 coerced60 = +data69;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data69}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data69 = coerced60;
-if(data54 !== undefined){
-data54["drain_timeout_ms"] = coerced60;
+if(data58 !== undefined){
+data58["max_json_depth"] = coerced60;
 }
 }
 }
 if(errors === _errs167){
 if(typeof data69 == "number"){
-if(data69 < 0 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data69}];
+if(data69 > 1000 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data69}];
+return false;
+}
+else {
+if(data69 < 2 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data69}];
 return false;
 }
 }
 }
+}
 var valid16 = _errs167 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data58.max_body_bytes_in_flight !== undefined){
+let data70 = data58.max_body_bytes_in_flight;
+const _errs169 = errors;
+if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
+let dataType61 = typeof data70;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 === "boolean" || data70 === null
+              || (dataType61 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
+coerced61 = +data70;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data70}];
+return false;
+}
+}
+if(coerced61 !== undefined){
+data70 = coerced61;
+if(data58 !== undefined){
+data58["max_body_bytes_in_flight"] = coerced61;
+}
+}
+}
+if(errors === _errs169){
+if(typeof data70 == "number"){
+if(data70 < 1024 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data70}];
+return false;
+}
+}
+}
+var valid16 = _errs169 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data58.max_body_bytes_in_flight_per_key !== undefined){
+let data71 = data58.max_body_bytes_in_flight_per_key;
+const _errs171 = errors;
+if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
+let dataType62 = typeof data71;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 === "boolean" || data71 === null
+              || (dataType62 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
+coerced62 = +data71;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data71}];
+return false;
+}
+}
+if(coerced62 !== undefined){
+data71 = coerced62;
+if(data58 !== undefined){
+data58["max_body_bytes_in_flight_per_key"] = coerced62;
+}
+}
+}
+if(errors === _errs171){
+if(typeof data71 == "number"){
+if(data71 < 1024 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data71}];
+return false;
+}
+}
+}
+var valid16 = _errs171 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data58.max_drain_bytes !== undefined){
+let data72 = data58.max_drain_bytes;
+const _errs173 = errors;
+if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
+let dataType63 = typeof data72;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 === "boolean" || data72 === null
+              || (dataType63 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
+coerced63 = +data72;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data72}];
+return false;
+}
+}
+if(coerced63 !== undefined){
+data72 = coerced63;
+if(data58 !== undefined){
+data58["max_drain_bytes"] = coerced63;
+}
+}
+}
+if(errors === _errs173){
+if(typeof data72 == "number"){
+if(data72 < 0 || isNaN(data72)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data72}];
+return false;
+}
+}
+}
+var valid16 = _errs173 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data58.drain_timeout_ms !== undefined){
+let data73 = data58.drain_timeout_ms;
+const _errs175 = errors;
+if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
+let dataType64 = typeof data73;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 === "boolean" || data73 === null
+              || (dataType64 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
+coerced64 = +data73;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data73}];
+return false;
+}
+}
+if(coerced64 !== undefined){
+data73 = coerced64;
+if(data58 !== undefined){
+data58["drain_timeout_ms"] = coerced64;
+}
+}
+}
+if(errors === _errs175){
+if(typeof data73 == "number"){
+if(data73 < 0 || isNaN(data73)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data73}];
+return false;
+}
+}
+}
+var valid16 = _errs175 === errors;
 }
 else {
 var valid16 = true;
@@ -2858,301 +3034,66 @@ var valid16 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data58}];
 return false;
 }
 }
-var valid0 = _errs136 === errors;
+var valid0 = _errs144 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data70 = data.log;
-const _errs169 = errors;
-if(errors === _errs169){
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
-const _errs171 = errors;
-for(const key14 in data70){
+let data74 = data.log;
+const _errs177 = errors;
+if(errors === _errs177){
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+const _errs179 = errors;
+for(const key14 in data74){
 if(!((key14 === "bodies") || (key14 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data74}];
 return false;
 break;
 }
 }
-if(_errs171 === errors){
-if(data70.bodies !== undefined){
-let data71 = data70.bodies;
-const _errs172 = errors;
-if(typeof data71 !== "boolean"){
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(data71 === "false" || data71 === 0 || data71 === null){
-coerced61 = false;
+if(_errs179 === errors){
+if(data74.bodies !== undefined){
+let data75 = data74.bodies;
+const _errs180 = errors;
+if(typeof data75 !== "boolean"){
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(data75 === "false" || data75 === 0 || data75 === null){
+coerced65 = false;
 }
-else if(data71 === "true" || data71 === 1){
-coerced61 = true;
+else if(data75 === "true" || data75 === 1){
+coerced65 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data75}];
 return false;
 }
 }
-if(coerced61 !== undefined){
-data71 = coerced61;
-if(data70 !== undefined){
-data70["bodies"] = coerced61;
+if(coerced65 !== undefined){
+data75 = coerced65;
+if(data74 !== undefined){
+data74["bodies"] = coerced65;
 }
 }
 }
-var valid17 = _errs172 === errors;
+var valid17 = _errs180 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data70.format !== undefined){
-let data72 = data70.format;
-const _errs174 = errors;
-const _errs175 = errors;
-let valid18 = false;
-const _errs176 = errors;
-if(typeof data72 !== "string"){
-let dataType62 = typeof data72;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data72;
-}
-else if(data72 === null){
-coerced62 = "";
-}
-else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data72};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(coerced62 !== undefined){
-data72 = coerced62;
-if(data70 !== undefined){
-data70["format"] = coerced62;
-}
-}
-}
-if("auto" !== data72){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data72};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-var _valid1 = _errs176 === errors;
-valid18 = valid18 || _valid1;
-if(!valid18){
-const _errs178 = errors;
-if(typeof data72 !== "string"){
-let dataType63 = typeof data72;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data72;
-}
-else if(data72 === null){
-coerced63 = "";
-}
-else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data72};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(coerced63 !== undefined){
-data72 = coerced63;
-if(data70 !== undefined){
-data70["format"] = coerced63;
-}
-}
-}
-if("json" !== data72){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data72};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid1 = _errs178 === errors;
-valid18 = valid18 || _valid1;
-if(!valid18){
-const _errs180 = errors;
-if(typeof data72 !== "string"){
-let dataType64 = typeof data72;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data72;
-}
-else if(data72 === null){
-coerced64 = "";
-}
-else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data72};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(coerced64 !== undefined){
-data72 = coerced64;
-if(data70 !== undefined){
-data70["format"] = coerced64;
-}
-}
-}
-if("pretty" !== data72){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data72};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid1 = _errs180 === errors;
-valid18 = valid18 || _valid1;
-}
-}
-if(!valid18){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data72};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs175;
-if(vErrors !== null){
-if(_errs175){
-vErrors.length = _errs175;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid17 = _errs174 === errors;
-}
-else {
-var valid17 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data70}];
-return false;
-}
-}
-var valid0 = _errs169 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metrics !== undefined){
-let data73 = data.metrics;
+if(data74.format !== undefined){
+let data76 = data74.format;
 const _errs182 = errors;
-if(errors === _errs182){
-if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+const _errs183 = errors;
+let valid18 = false;
 const _errs184 = errors;
-for(const key15 in data73){
-if(!((key15 === "enabled") || (key15 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data73}];
-return false;
-break;
-}
-}
-if(_errs184 === errors){
-if(data73.enabled !== undefined){
-let data74 = data73.enabled;
-const _errs185 = errors;
-if(typeof data74 !== "boolean"){
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(data74 === "false" || data74 === 0 || data74 === null){
-coerced65 = false;
-}
-else if(data74 === "true" || data74 === 1){
-coerced65 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data74}];
-return false;
-}
-}
-if(coerced65 !== undefined){
-data74 = coerced65;
-if(data73 !== undefined){
-data73["enabled"] = coerced65;
-}
-}
-}
-var valid19 = _errs185 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data73.listen !== undefined){
-let data75 = data73.listen;
-const _errs187 = errors;
-if(errors === _errs187){
-if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
-let missing1;
-if((data75.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data75}];
-return false;
-}
-else {
-const _errs189 = errors;
-for(const key16 in data75){
-if(!((key16 === "host") || (key16 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data75}];
-return false;
-break;
-}
-}
-if(_errs189 === errors){
-if(data75.host !== undefined){
-let data76 = data75.host;
-const _errs190 = errors;
 if(typeof data76 !== "string"){
 let dataType66 = typeof data76;
 let coerced66 = undefined;
@@ -3164,69 +3105,304 @@ else if(data76 === null){
 coerced66 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data76}];
-return false;
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data76};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
 }
 }
 if(coerced66 !== undefined){
 data76 = coerced66;
-if(data75 !== undefined){
-data75["host"] = coerced66;
+if(data74 !== undefined){
+data74["format"] = coerced66;
 }
 }
 }
+if("auto" !== data76){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data76};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid1 = _errs184 === errors;
+valid18 = valid18 || _valid1;
+if(!valid18){
+const _errs186 = errors;
+if(typeof data76 !== "string"){
+let dataType67 = typeof data76;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data76;
+}
+else if(data76 === null){
+coerced67 = "";
+}
+else {
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data76};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(coerced67 !== undefined){
+data76 = coerced67;
+if(data74 !== undefined){
+data74["format"] = coerced67;
+}
+}
+}
+if("json" !== data76){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data76};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid1 = _errs186 === errors;
+valid18 = valid18 || _valid1;
+if(!valid18){
+const _errs188 = errors;
+if(typeof data76 !== "string"){
+let dataType68 = typeof data76;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data76;
+}
+else if(data76 === null){
+coerced68 = "";
+}
+else {
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data76};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(coerced68 !== undefined){
+data76 = coerced68;
+if(data74 !== undefined){
+data74["format"] = coerced68;
+}
+}
+}
+if("pretty" !== data76){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data76};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid1 = _errs188 === errors;
+valid18 = valid18 || _valid1;
+}
+}
+if(!valid18){
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data76};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs183;
+if(vErrors !== null){
+if(_errs183){
+vErrors.length = _errs183;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid17 = _errs182 === errors;
+}
+else {
+var valid17 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data74}];
+return false;
+}
+}
+var valid0 = _errs177 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics !== undefined){
+let data77 = data.metrics;
+const _errs190 = errors;
 if(errors === _errs190){
-if(typeof data76 === "string"){
-if(func3(data76) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data76}];
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+const _errs192 = errors;
+for(const key15 in data77){
+if(!((key15 === "enabled") || (key15 === "listen"))){
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data77}];
+return false;
+break;
+}
+}
+if(_errs192 === errors){
+if(data77.enabled !== undefined){
+let data78 = data77.enabled;
+const _errs193 = errors;
+if(typeof data78 !== "boolean"){
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(data78 === "false" || data78 === 0 || data78 === null){
+coerced69 = false;
+}
+else if(data78 === "true" || data78 === 1){
+coerced69 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data78}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data78 = coerced69;
+if(data77 !== undefined){
+data77["enabled"] = coerced69;
+}
+}
+}
+var valid19 = _errs193 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data77.listen !== undefined){
+let data79 = data77.listen;
+const _errs195 = errors;
+if(errors === _errs195){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+let missing1;
+if((data79.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data79}];
+return false;
+}
+else {
+const _errs197 = errors;
+for(const key16 in data79){
+if(!((key16 === "host") || (key16 === "port"))){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data79}];
+return false;
+break;
+}
+}
+if(_errs197 === errors){
+if(data79.host !== undefined){
+let data80 = data79.host;
+const _errs198 = errors;
+if(typeof data80 !== "string"){
+let dataType70 = typeof data80;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data80;
+}
+else if(data80 === null){
+coerced70 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data80}];
+return false;
+}
+}
+if(coerced70 !== undefined){
+data80 = coerced70;
+if(data79 !== undefined){
+data79["host"] = coerced70;
+}
+}
+}
+if(errors === _errs198){
+if(typeof data80 === "string"){
+if(func3(data80) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data80}];
 return false;
 }
 }
 }
-var valid20 = _errs190 === errors;
+var valid20 = _errs198 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data75.port !== undefined){
-let data77 = data75.port;
-const _errs192 = errors;
-if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
-let dataType67 = typeof data77;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 === "boolean" || data77 === null
-              || (dataType67 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
-coerced67 = +data77;
+if(data79.port !== undefined){
+let data81 = data79.port;
+const _errs200 = errors;
+if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
+let dataType71 = typeof data81;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 === "boolean" || data81 === null
+              || (dataType71 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced71 = +data81;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data81}];
 return false;
 }
 }
-if(coerced67 !== undefined){
-data77 = coerced67;
-if(data75 !== undefined){
-data75["port"] = coerced67;
+if(coerced71 !== undefined){
+data81 = coerced71;
+if(data79 !== undefined){
+data79["port"] = coerced71;
 }
 }
 }
-if(errors === _errs192){
-if(typeof data77 == "number"){
-if(data77 > 65535 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data77}];
+if(errors === _errs200){
+if(typeof data81 == "number"){
+if(data81 > 65535 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data81}];
 return false;
 }
 else {
-if(data77 < 0 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data77}];
+if(data81 < 0 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data81}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs192 === errors;
+var valid20 = _errs200 === errors;
 }
 else {
 var valid20 = true;
@@ -3236,11 +3412,11 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data79}];
 return false;
 }
 }
-var valid19 = _errs187 === errors;
+var valid19 = _errs195 === errors;
 }
 else {
 var valid19 = true;
@@ -3249,57 +3425,57 @@ var valid19 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data77}];
 return false;
 }
 }
-var valid0 = _errs182 === errors;
+var valid0 = _errs190 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data78 = data.shutdown;
-const _errs194 = errors;
-if(errors === _errs194){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-const _errs196 = errors;
-for(const key17 in data78){
+let data82 = data.shutdown;
+const _errs202 = errors;
+if(errors === _errs202){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+const _errs204 = errors;
+for(const key17 in data82){
 if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data82}];
 return false;
 break;
 }
 }
-if(_errs196 === errors){
-if(data78.grace_ms !== undefined){
-let data79 = data78.grace_ms;
-const _errs197 = errors;
-if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
-let dataType68 = typeof data79;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 === "boolean" || data79 === null
-              || (dataType68 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
-coerced68 = +data79;
+if(_errs204 === errors){
+if(data82.grace_ms !== undefined){
+let data83 = data82.grace_ms;
+const _errs205 = errors;
+if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+let dataType72 = typeof data83;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 === "boolean" || data83 === null
+              || (dataType72 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced72 = +data83;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data83}];
 return false;
 }
 }
-if(coerced68 !== undefined){
-data79 = coerced68;
-if(data78 !== undefined){
-data78["grace_ms"] = coerced68;
+if(coerced72 !== undefined){
+data83 = coerced72;
+if(data82 !== undefined){
+data82["grace_ms"] = coerced72;
 }
 }
 }
-if(errors === _errs197){
-if(typeof data79 == "number"){
-if(data79 < 0 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data79}];
+if(errors === _errs205){
+if(typeof data83 == "number"){
+if(data83 < 0 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data83}];
 return false;
 }
 }
@@ -3308,111 +3484,111 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data82}];
 return false;
 }
 }
-var valid0 = _errs194 === errors;
+var valid0 = _errs202 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data80 = data.nodes;
-const _errs199 = errors;
-if(errors === _errs199){
-if(Array.isArray(data80)){
-if(data80.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data80}];
+let data84 = data.nodes;
+const _errs207 = errors;
+if(errors === _errs207){
+if(Array.isArray(data84)){
+if(data84.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data84}];
 return false;
 }
 else {
 var valid22 = true;
-const len2 = data80.length;
+const len2 = data84.length;
 for(let i2=0; i2<len2; i2++){
-let data81 = data80[i2];
-const _errs201 = errors;
-if(errors === _errs201){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+let data85 = data84[i2];
+const _errs209 = errors;
+if(errors === _errs209){
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
 let missing2;
-if(((data81.id === undefined) && (missing2 = "id")) || ((data81.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data81}];
+if(((data85.id === undefined) && (missing2 = "id")) || ((data85.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data85}];
 return false;
 }
 else {
-const _errs203 = errors;
-for(const key18 in data81){
+const _errs211 = errors;
+for(const key18 in data85){
 if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data85}];
 return false;
 break;
 }
 }
-if(_errs203 === errors){
-if(data81.id !== undefined){
-let data82 = data81.id;
-const _errs204 = errors;
-if(typeof data82 !== "string"){
-let dataType69 = typeof data82;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data82;
+if(_errs211 === errors){
+if(data85.id !== undefined){
+let data86 = data85.id;
+const _errs212 = errors;
+if(typeof data86 !== "string"){
+let dataType73 = typeof data86;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data86;
 }
-else if(data82 === null){
-coerced69 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data82}];
-return false;
-}
-}
-if(coerced69 !== undefined){
-data82 = coerced69;
-if(data81 !== undefined){
-data81["id"] = coerced69;
-}
-}
-}
-if(errors === _errs204){
-if(typeof data82 === "string"){
-if(func3(data82) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data82}];
-return false;
+else if(data86 === null){
+coerced73 = "";
 }
 else {
-if(!pattern3.test(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data86}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data86 = coerced73;
+if(data85 !== undefined){
+data85["id"] = coerced73;
+}
+}
+}
+if(errors === _errs212){
+if(typeof data86 === "string"){
+if(func3(data86) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data86}];
+return false;
+}
+else {
+if(!pattern3.test(data86)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data86}];
 return false;
 }
 }
 }
 }
-var valid23 = _errs204 === errors;
+var valid23 = _errs212 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data81.provider !== undefined){
-let data83 = data81.provider;
-const _errs206 = errors;
-const _errs207 = errors;
+if(data85.provider !== undefined){
+let data87 = data85.provider;
+const _errs214 = errors;
+const _errs215 = errors;
 let valid24 = false;
-const _errs208 = errors;
-if(typeof data83 !== "string"){
-let dataType70 = typeof data83;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data83;
+const _errs216 = errors;
+if(typeof data87 !== "string"){
+let dataType74 = typeof data87;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data87;
 }
-else if(data83 === null){
-coerced70 = "";
+else if(data87 === null){
+coerced74 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data83};
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data87};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3422,15 +3598,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced70 !== undefined){
-data83 = coerced70;
-if(data81 !== undefined){
-data81["provider"] = coerced70;
+if(coerced74 !== undefined){
+data87 = coerced74;
+if(data85 !== undefined){
+data85["provider"] = coerced74;
 }
 }
 }
-if("openai" !== data83){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data83};
+if("openai" !== data87){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data87};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3439,22 +3615,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs208 === errors;
+var _valid2 = _errs216 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs210 = errors;
-if(typeof data83 !== "string"){
-let dataType71 = typeof data83;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data83;
+const _errs218 = errors;
+if(typeof data87 !== "string"){
+let dataType75 = typeof data87;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data87;
 }
-else if(data83 === null){
-coerced71 = "";
+else if(data87 === null){
+coerced75 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data83};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data87};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3464,15 +3640,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced71 !== undefined){
-data83 = coerced71;
-if(data81 !== undefined){
-data81["provider"] = coerced71;
+if(coerced75 !== undefined){
+data87 = coerced75;
+if(data85 !== undefined){
+data85["provider"] = coerced75;
 }
 }
 }
-if("anthropic" !== data83){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data83};
+if("anthropic" !== data87){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data87};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3481,22 +3657,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs210 === errors;
+var _valid2 = _errs218 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs212 = errors;
-if(typeof data83 !== "string"){
-let dataType72 = typeof data83;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data83;
+const _errs220 = errors;
+if(typeof data87 !== "string"){
+let dataType76 = typeof data87;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data87;
 }
-else if(data83 === null){
-coerced72 = "";
+else if(data87 === null){
+coerced76 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data83};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data87};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3506,15 +3682,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced72 !== undefined){
-data83 = coerced72;
-if(data81 !== undefined){
-data81["provider"] = coerced72;
+if(coerced76 !== undefined){
+data87 = coerced76;
+if(data85 !== undefined){
+data85["provider"] = coerced76;
 }
 }
 }
-if("gemini" !== data83){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data83};
+if("gemini" !== data87){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data87};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3523,22 +3699,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs212 === errors;
+var _valid2 = _errs220 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs214 = errors;
-if(typeof data83 !== "string"){
-let dataType73 = typeof data83;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data83;
+const _errs222 = errors;
+if(typeof data87 !== "string"){
+let dataType77 = typeof data87;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data87;
 }
-else if(data83 === null){
-coerced73 = "";
+else if(data87 === null){
+coerced77 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data83};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data87};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3548,15 +3724,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced73 !== undefined){
-data83 = coerced73;
-if(data81 !== undefined){
-data81["provider"] = coerced73;
+if(coerced77 !== undefined){
+data87 = coerced77;
+if(data85 !== undefined){
+data85["provider"] = coerced77;
 }
 }
 }
-if("simulated" !== data83){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data83};
+if("simulated" !== data87){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data87};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3565,13 +3741,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs214 === errors;
+var _valid2 = _errs222 === errors;
 valid24 = valid24 || _valid2;
 }
 }
 }
 if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data83};
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data87};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3583,355 +3759,207 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs207;
+errors = _errs215;
 if(vErrors !== null){
-if(_errs207){
-vErrors.length = _errs207;
+if(_errs215){
+vErrors.length = _errs215;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs206 === errors;
+var valid23 = _errs214 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data81.base_url !== undefined){
-let data84 = data81.base_url;
-const _errs216 = errors;
-if(typeof data84 !== "string"){
-let dataType74 = typeof data84;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data84;
-}
-else if(data84 === null){
-coerced74 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data84}];
-return false;
-}
-}
-if(coerced74 !== undefined){
-data84 = coerced74;
-if(data81 !== undefined){
-data81["base_url"] = coerced74;
-}
-}
-}
-if(errors === _errs216){
-if(typeof data84 === "string"){
-if(!pattern4.test(data84)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data84}];
-return false;
-}
-}
-}
-var valid23 = _errs216 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data81.api_key !== undefined){
-let data85 = data81.api_key;
-const _errs218 = errors;
-if(typeof data85 !== "string"){
-let dataType75 = typeof data85;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 == "number" || dataType75 == "boolean"){
-coerced75 = "" + data85;
-}
-else if(data85 === null){
-coerced75 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data85}];
-return false;
-}
-}
-if(coerced75 !== undefined){
-data85 = coerced75;
-if(data81 !== undefined){
-data81["api_key"] = coerced75;
-}
-}
-}
-var valid23 = _errs218 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data81.max_concurrency !== undefined){
-let data86 = data81.max_concurrency;
-const _errs220 = errors;
-if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
-let dataType76 = typeof data86;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data86 === null
-              || (dataType76 === "string" && data86 && data86 == +data86 && !(data86 % 1))){
-coerced76 = +data86;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data86}];
-return false;
-}
-}
-if(coerced76 !== undefined){
-data86 = coerced76;
-if(data81 !== undefined){
-data81["max_concurrency"] = coerced76;
-}
-}
-}
-if(errors === _errs220){
-if(typeof data86 == "number"){
-if(data86 < 1 || isNaN(data86)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data86}];
-return false;
-}
-}
-}
-var valid23 = _errs220 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data81.weight !== undefined){
-let data87 = data81.weight;
-const _errs222 = errors;
-if(!(typeof data87 == "number")){
-let dataType77 = typeof data87;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "boolean" || data87 === null
-              || (dataType77 == "string" && data87 && data87 == +data87)){
-coerced77 = +data87;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data87}];
-return false;
-}
-}
-if(coerced77 !== undefined){
-data87 = coerced77;
-if(data81 !== undefined){
-data81["weight"] = coerced77;
-}
-}
-}
-if(errors === _errs222){
-if(typeof data87 == "number"){
-if(data87 <= 0 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data87}];
-return false;
-}
-}
-}
-var valid23 = _errs222 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data81.timeouts !== undefined){
-let data88 = data81.timeouts;
+if(data85.base_url !== undefined){
+let data88 = data85.base_url;
 const _errs224 = errors;
-if(errors === _errs224){
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-const _errs226 = errors;
-for(const key19 in data88){
-if(!(((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms")) || (key19 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data88}];
-return false;
-break;
-}
-}
-if(_errs226 === errors){
-if(data88.connect_ms !== undefined){
-let data89 = data88.connect_ms;
-const _errs227 = errors;
-if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
-let dataType78 = typeof data89;
+if(typeof data88 !== "string"){
+let dataType78 = typeof data88;
 let coerced78 = undefined;
 if(!(coerced78 !== undefined)){
-if(dataType78 === "boolean" || data89 === null
-              || (dataType78 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
-coerced78 = +data89;
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data88;
+}
+else if(data88 === null){
+coerced78 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data88}];
 return false;
 }
 }
 if(coerced78 !== undefined){
-data89 = coerced78;
-if(data88 !== undefined){
-data88["connect_ms"] = coerced78;
+data88 = coerced78;
+if(data85 !== undefined){
+data85["base_url"] = coerced78;
 }
 }
 }
-if(errors === _errs227){
-if(typeof data89 == "number"){
-if(data89 < 1 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data89}];
+if(errors === _errs224){
+if(typeof data88 === "string"){
+if(!pattern4.test(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data88}];
 return false;
 }
 }
 }
-var valid25 = _errs227 === errors;
+var valid23 = _errs224 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data88.first_byte_ms !== undefined){
-let data90 = data88.first_byte_ms;
-const _errs229 = errors;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
-let dataType79 = typeof data90;
+if(valid23){
+if(data85.api_key !== undefined){
+let data89 = data85.api_key;
+const _errs226 = errors;
+if(typeof data89 !== "string"){
+let dataType79 = typeof data89;
 let coerced79 = undefined;
 if(!(coerced79 !== undefined)){
-if(dataType79 === "boolean" || data90 === null
-              || (dataType79 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
-coerced79 = +data90;
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data89;
+}
+else if(data89 === null){
+coerced79 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data89}];
 return false;
 }
 }
 if(coerced79 !== undefined){
-data90 = coerced79;
-if(data88 !== undefined){
-data88["first_byte_ms"] = coerced79;
+data89 = coerced79;
+if(data85 !== undefined){
+data85["api_key"] = coerced79;
 }
 }
 }
-if(errors === _errs229){
-if(typeof data90 == "number"){
-if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data90}];
-return false;
-}
-}
-}
-var valid25 = _errs229 === errors;
+var valid23 = _errs226 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data88.idle_ms !== undefined){
-let data91 = data88.idle_ms;
-const _errs231 = errors;
-if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
-let dataType80 = typeof data91;
+if(valid23){
+if(data85.max_concurrency !== undefined){
+let data90 = data85.max_concurrency;
+const _errs228 = errors;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+let dataType80 = typeof data90;
 let coerced80 = undefined;
 if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data91 === null
-              || (dataType80 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
-coerced80 = +data91;
+if(dataType80 === "boolean" || data90 === null
+              || (dataType80 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
+coerced80 = +data90;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data90}];
 return false;
 }
 }
 if(coerced80 !== undefined){
-data91 = coerced80;
-if(data88 !== undefined){
-data88["idle_ms"] = coerced80;
+data90 = coerced80;
+if(data85 !== undefined){
+data85["max_concurrency"] = coerced80;
 }
 }
 }
-if(errors === _errs231){
-if(typeof data91 == "number"){
-if(data91 < 1 || isNaN(data91)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data91}];
+if(errors === _errs228){
+if(typeof data90 == "number"){
+if(data90 < 1 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data90}];
 return false;
 }
 }
 }
-var valid25 = _errs231 === errors;
+var valid23 = _errs228 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data88.total_ms !== undefined){
-let data92 = data88.total_ms;
-const _errs233 = errors;
-if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
-let dataType81 = typeof data92;
+if(valid23){
+if(data85.weight !== undefined){
+let data91 = data85.weight;
+const _errs230 = errors;
+if(!(typeof data91 == "number")){
+let dataType81 = typeof data91;
 let coerced81 = undefined;
 if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data92 === null
-              || (dataType81 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
-coerced81 = +data92;
+if(dataType81 == "boolean" || data91 === null
+              || (dataType81 == "string" && data91 && data91 == +data91)){
+coerced81 = +data91;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data91}];
 return false;
 }
 }
 if(coerced81 !== undefined){
-data92 = coerced81;
-if(data88 !== undefined){
-data88["total_ms"] = coerced81;
+data91 = coerced81;
+if(data85 !== undefined){
+data85["weight"] = coerced81;
 }
 }
 }
-if(errors === _errs233){
-if(typeof data92 == "number"){
-if(data92 < 1 || isNaN(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data92}];
+if(errors === _errs230){
+if(typeof data91 == "number"){
+if(data91 <= 0 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data91}];
 return false;
 }
 }
 }
-var valid25 = _errs233 === errors;
+var valid23 = _errs230 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data88.min_tokens_per_second !== undefined){
-let data93 = data88.min_tokens_per_second;
+if(valid23){
+if(data85.timeouts !== undefined){
+let data92 = data85.timeouts;
+const _errs232 = errors;
+if(errors === _errs232){
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+const _errs234 = errors;
+for(const key19 in data92){
+if(!(((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms")) || (key19 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data92}];
+return false;
+break;
+}
+}
+if(_errs234 === errors){
+if(data92.connect_ms !== undefined){
+let data93 = data92.connect_ms;
 const _errs235 = errors;
-if(!(typeof data93 == "number")){
+if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
 let dataType82 = typeof data93;
 let coerced82 = undefined;
 if(!(coerced82 !== undefined)){
-if(dataType82 == "boolean" || data93 === null
-              || (dataType82 == "string" && data93 && data93 == +data93)){
+if(dataType82 === "boolean" || data93 === null
+              || (dataType82 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
 coerced82 = +data93;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data93}];
 return false;
 }
 }
 if(coerced82 !== undefined){
 data93 = coerced82;
-if(data88 !== undefined){
-data88["min_tokens_per_second"] = coerced82;
+if(data92 !== undefined){
+data92["connect_ms"] = coerced82;
 }
 }
 }
 if(errors === _errs235){
 if(typeof data93 == "number"){
-if(data93 <= 0 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data93}];
+if(data93 < 1 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data93}];
 return false;
 }
 }
@@ -3941,6 +3969,154 @@ var valid25 = _errs235 === errors;
 else {
 var valid25 = true;
 }
+if(valid25){
+if(data92.first_byte_ms !== undefined){
+let data94 = data92.first_byte_ms;
+const _errs237 = errors;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+let dataType83 = typeof data94;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data94 === null
+              || (dataType83 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced83 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data94}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data94 = coerced83;
+if(data92 !== undefined){
+data92["first_byte_ms"] = coerced83;
+}
+}
+}
+if(errors === _errs237){
+if(typeof data94 == "number"){
+if(data94 < 1 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data94}];
+return false;
+}
+}
+}
+var valid25 = _errs237 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data92.idle_ms !== undefined){
+let data95 = data92.idle_ms;
+const _errs239 = errors;
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+let dataType84 = typeof data95;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data95 === null
+              || (dataType84 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
+coerced84 = +data95;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data95}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data95 = coerced84;
+if(data92 !== undefined){
+data92["idle_ms"] = coerced84;
+}
+}
+}
+if(errors === _errs239){
+if(typeof data95 == "number"){
+if(data95 < 1 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data95}];
+return false;
+}
+}
+}
+var valid25 = _errs239 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data92.total_ms !== undefined){
+let data96 = data92.total_ms;
+const _errs241 = errors;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+let dataType85 = typeof data96;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data96 === null
+              || (dataType85 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
+coerced85 = +data96;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data96}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data96 = coerced85;
+if(data92 !== undefined){
+data92["total_ms"] = coerced85;
+}
+}
+}
+if(errors === _errs241){
+if(typeof data96 == "number"){
+if(data96 < 1 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data96}];
+return false;
+}
+}
+}
+var valid25 = _errs241 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data92.min_tokens_per_second !== undefined){
+let data97 = data92.min_tokens_per_second;
+const _errs243 = errors;
+if(!(typeof data97 == "number")){
+let dataType86 = typeof data97;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "boolean" || data97 === null
+              || (dataType86 == "string" && data97 && data97 == +data97)){
+coerced86 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data97}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data97 = coerced86;
+if(data92 !== undefined){
+data92["min_tokens_per_second"] = coerced86;
+}
+}
+}
+if(errors === _errs243){
+if(typeof data97 == "number"){
+if(data97 <= 0 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data97}];
+return false;
+}
+}
+}
+var valid25 = _errs243 === errors;
+}
+else {
+var valid25 = true;
+}
 }
 }
 }
@@ -3948,99 +4124,99 @@ var valid25 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data92}];
 return false;
 }
 }
-var valid23 = _errs224 === errors;
+var valid23 = _errs232 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data81.replies !== undefined){
-let data94 = data81.replies;
-const _errs237 = errors;
-if(errors === _errs237){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-const _errs239 = errors;
-for(const key20 in data94){
+if(data85.replies !== undefined){
+let data98 = data85.replies;
+const _errs245 = errors;
+if(errors === _errs245){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+const _errs247 = errors;
+for(const key20 in data98){
 if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data98}];
 return false;
 break;
 }
 }
-if(_errs239 === errors){
-if(data94.max_json_bytes !== undefined){
-let data95 = data94.max_json_bytes;
-const _errs240 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType83 = typeof data95;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data95 === null
-              || (dataType83 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced83 = +data95;
+if(_errs247 === errors){
+if(data98.max_json_bytes !== undefined){
+let data99 = data98.max_json_bytes;
+const _errs248 = errors;
+if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
+let dataType87 = typeof data99;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 === "boolean" || data99 === null
+              || (dataType87 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
+coerced87 = +data99;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data99}];
 return false;
 }
 }
-if(coerced83 !== undefined){
-data95 = coerced83;
-if(data94 !== undefined){
-data94["max_json_bytes"] = coerced83;
+if(coerced87 !== undefined){
+data99 = coerced87;
+if(data98 !== undefined){
+data98["max_json_bytes"] = coerced87;
 }
 }
 }
-if(errors === _errs240){
-if(typeof data95 == "number"){
-if(data95 < 1024 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data95}];
+if(errors === _errs248){
+if(typeof data99 == "number"){
+if(data99 < 1024 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data99}];
 return false;
 }
 }
 }
-var valid26 = _errs240 === errors;
+var valid26 = _errs248 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data94.max_event_bytes !== undefined){
-let data96 = data94.max_event_bytes;
-const _errs242 = errors;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-let dataType84 = typeof data96;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 === "boolean" || data96 === null
-              || (dataType84 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
-coerced84 = +data96;
+if(data98.max_event_bytes !== undefined){
+let data100 = data98.max_event_bytes;
+const _errs250 = errors;
+if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
+let dataType88 = typeof data100;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 === "boolean" || data100 === null
+              || (dataType88 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced88 = +data100;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data100}];
 return false;
 }
 }
-if(coerced84 !== undefined){
-data96 = coerced84;
-if(data94 !== undefined){
-data94["max_event_bytes"] = coerced84;
+if(coerced88 !== undefined){
+data100 = coerced88;
+if(data98 !== undefined){
+data98["max_event_bytes"] = coerced88;
 }
 }
 }
-if(errors === _errs242){
-if(typeof data96 == "number"){
-if(data96 < 1024 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data96}];
+if(errors === _errs250){
+if(typeof data100 == "number"){
+if(data100 < 1024 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data100}];
 return false;
 }
 }
 }
-var valid26 = _errs242 === errors;
+var valid26 = _errs250 === errors;
 }
 else {
 var valid26 = true;
@@ -4049,34 +4225,34 @@ var valid26 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data98}];
 return false;
 }
 }
-var valid23 = _errs237 === errors;
+var valid23 = _errs245 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data81.reasoning_param !== undefined){
-let data97 = data81.reasoning_param;
-const _errs244 = errors;
-const _errs245 = errors;
+if(data85.reasoning_param !== undefined){
+let data101 = data85.reasoning_param;
+const _errs252 = errors;
+const _errs253 = errors;
 let valid27 = false;
-const _errs246 = errors;
-if(typeof data97 !== "string"){
-let dataType85 = typeof data97;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data97;
+const _errs254 = errors;
+if(typeof data101 !== "string"){
+let dataType89 = typeof data101;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data101;
 }
-else if(data97 === null){
-coerced85 = "";
+else if(data101 === null){
+coerced89 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data97};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4086,15 +4262,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced85 !== undefined){
-data97 = coerced85;
-if(data81 !== undefined){
-data81["reasoning_param"] = coerced85;
+if(coerced89 !== undefined){
+data101 = coerced89;
+if(data85 !== undefined){
+data85["reasoning_param"] = coerced89;
 }
 }
 }
-if("reasoning_effort" !== data97){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data97};
+if("reasoning_effort" !== data101){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4103,22 +4279,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs246 === errors;
+var _valid3 = _errs254 === errors;
 valid27 = valid27 || _valid3;
 if(!valid27){
-const _errs248 = errors;
-if(typeof data97 !== "string"){
-let dataType86 = typeof data97;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data97;
+const _errs256 = errors;
+if(typeof data101 !== "string"){
+let dataType90 = typeof data101;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data101;
 }
-else if(data97 === null){
-coerced86 = "";
+else if(data101 === null){
+coerced90 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data97};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4128,15 +4304,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced86 !== undefined){
-data97 = coerced86;
-if(data81 !== undefined){
-data81["reasoning_param"] = coerced86;
+if(coerced90 !== undefined){
+data101 = coerced90;
+if(data85 !== undefined){
+data85["reasoning_param"] = coerced90;
 }
 }
 }
-if("reasoning" !== data97){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data97};
+if("reasoning" !== data101){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4145,11 +4321,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs248 === errors;
+var _valid3 = _errs256 === errors;
 valid27 = valid27 || _valid3;
 }
 if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data97};
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data101};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4161,40 +4337,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs245;
+errors = _errs253;
 if(vErrors !== null){
-if(_errs245){
-vErrors.length = _errs245;
+if(_errs253){
+vErrors.length = _errs253;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs244 === errors;
+var valid23 = _errs252 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data81.max_tokens_field !== undefined){
-let data98 = data81.max_tokens_field;
-const _errs250 = errors;
-const _errs251 = errors;
+if(data85.max_tokens_field !== undefined){
+let data102 = data85.max_tokens_field;
+const _errs258 = errors;
+const _errs259 = errors;
 let valid28 = false;
-const _errs252 = errors;
-if(typeof data98 !== "string"){
-let dataType87 = typeof data98;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data98;
+const _errs260 = errors;
+if(typeof data102 !== "string"){
+let dataType91 = typeof data102;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data102;
 }
-else if(data98 === null){
-coerced87 = "";
+else if(data102 === null){
+coerced91 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data98};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data102};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4204,15 +4380,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data98 = coerced87;
-if(data81 !== undefined){
-data81["max_tokens_field"] = coerced87;
+if(coerced91 !== undefined){
+data102 = coerced91;
+if(data85 !== undefined){
+data85["max_tokens_field"] = coerced91;
 }
 }
 }
-if("max_tokens" !== data98){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data98};
+if("max_tokens" !== data102){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data102};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4221,22 +4397,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs252 === errors;
+var _valid4 = _errs260 === errors;
 valid28 = valid28 || _valid4;
 if(!valid28){
-const _errs254 = errors;
-if(typeof data98 !== "string"){
-let dataType88 = typeof data98;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data98;
+const _errs262 = errors;
+if(typeof data102 !== "string"){
+let dataType92 = typeof data102;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data102;
 }
-else if(data98 === null){
-coerced88 = "";
+else if(data102 === null){
+coerced92 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data98};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data102};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4246,15 +4422,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced88 !== undefined){
-data98 = coerced88;
-if(data81 !== undefined){
-data81["max_tokens_field"] = coerced88;
+if(coerced92 !== undefined){
+data102 = coerced92;
+if(data85 !== undefined){
+data85["max_tokens_field"] = coerced92;
 }
 }
 }
-if("max_completion_tokens" !== data98){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data98};
+if("max_completion_tokens" !== data102){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data102};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4263,151 +4439,16 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs254 === errors;
+var _valid4 = _errs262 === errors;
 valid28 = valid28 || _valid4;
 }
 if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data98};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data102};
 if(vErrors === null){
 vErrors = [err40];
 }
 else {
 vErrors.push(err40);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs251;
-if(vErrors !== null){
-if(_errs251){
-vErrors.length = _errs251;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs250 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data81.apis !== undefined){
-let data99 = data81.apis;
-const _errs256 = errors;
-if(errors === _errs256){
-if(Array.isArray(data99)){
-if(data99.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
-return false;
-}
-else {
-if(data99.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
-return false;
-}
-else {
-var valid29 = true;
-const len3 = data99.length;
-for(let i3=0; i3<len3; i3++){
-let data100 = data99[i3];
-const _errs258 = errors;
-const _errs259 = errors;
-let valid30 = false;
-const _errs260 = errors;
-if(typeof data100 !== "string"){
-let dataType89 = typeof data100;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data100;
-}
-else if(data100 === null){
-coerced89 = "";
-}
-else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data100};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(coerced89 !== undefined){
-data100 = coerced89;
-if(data99 !== undefined){
-data99[i3] = coerced89;
-}
-}
-}
-if("chat" !== data100){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data100};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-var _valid5 = _errs260 === errors;
-valid30 = valid30 || _valid5;
-if(!valid30){
-const _errs262 = errors;
-if(typeof data100 !== "string"){
-let dataType90 = typeof data100;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data100;
-}
-else if(data100 === null){
-coerced90 = "";
-}
-else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data100};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(coerced90 !== undefined){
-data100 = coerced90;
-if(data99 !== undefined){
-data99[i3] = coerced90;
-}
-}
-}
-if("responses" !== data100){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data100};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-var _valid5 = _errs262 === errors;
-valid30 = valid30 || _valid5;
-}
-if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data100};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4424,119 +4465,35 @@ vErrors = null;
 }
 }
 }
-var valid29 = _errs258 === errors;
-if(!valid29){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
-return false;
-}
-}
-var valid23 = _errs256 === errors;
+var valid23 = _errs258 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data81.simulated !== undefined){
-let data101 = data81.simulated;
+if(data85.apis !== undefined){
+let data103 = data85.apis;
 const _errs264 = errors;
 if(errors === _errs264){
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(Array.isArray(data103)){
+if(data103.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data103}];
+return false;
+}
+else {
+if(data103.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data103}];
+return false;
+}
+else {
+var valid29 = true;
+const len3 = data103.length;
+for(let i3=0; i3<len3; i3++){
+let data104 = data103[i3];
 const _errs266 = errors;
-for(const key21 in data101){
-if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data101}];
-return false;
-break;
-}
-}
-if(_errs266 === errors){
-if(data101.first_byte_ms !== undefined){
-let data102 = data101.first_byte_ms;
 const _errs267 = errors;
-if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
-let dataType91 = typeof data102;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 === "boolean" || data102 === null
-              || (dataType91 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
-coerced91 = +data102;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data102}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data102 = coerced91;
-if(data101 !== undefined){
-data101["first_byte_ms"] = coerced91;
-}
-}
-}
-if(errors === _errs267){
-if(typeof data102 == "number"){
-if(data102 < 0 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data102}];
-return false;
-}
-}
-}
-var valid31 = _errs267 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data101.tokens_per_second !== undefined){
-let data103 = data101.tokens_per_second;
-const _errs269 = errors;
-if(!(typeof data103 == "number")){
-let dataType92 = typeof data103;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "boolean" || data103 === null
-              || (dataType92 == "string" && data103 && data103 == +data103)){
-coerced92 = +data103;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data103}];
-return false;
-}
-}
-if(coerced92 !== undefined){
-data103 = coerced92;
-if(data101 !== undefined){
-data101["tokens_per_second"] = coerced92;
-}
-}
-}
-if(errors === _errs269){
-if(typeof data103 == "number"){
-if(data103 < 0 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data103}];
-return false;
-}
-}
-}
-var valid31 = _errs269 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data101.reasoning_field !== undefined){
-let data104 = data101.reasoning_field;
-const _errs271 = errors;
-const _errs272 = errors;
-let valid32 = false;
-const _errs273 = errors;
+let valid30 = false;
+const _errs268 = errors;
 if(typeof data104 !== "string"){
 let dataType93 = typeof data104;
 let coerced93 = undefined;
@@ -4548,37 +4505,37 @@ else if(data104 === null){
 coerced93 = "";
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data104};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data104};
 if(vErrors === null){
-vErrors = [err46];
+vErrors = [err41];
 }
 else {
-vErrors.push(err46);
+vErrors.push(err41);
 }
 errors++;
 }
 }
 if(coerced93 !== undefined){
 data104 = coerced93;
-if(data101 !== undefined){
-data101["reasoning_field"] = coerced93;
+if(data103 !== undefined){
+data103[i3] = coerced93;
 }
 }
 }
-if("reasoning_content" !== data104){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data104};
+if("chat" !== data104){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data104};
 if(vErrors === null){
-vErrors = [err47];
+vErrors = [err42];
 }
 else {
-vErrors.push(err47);
+vErrors.push(err42);
 }
 errors++;
 }
-var _valid6 = _errs273 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
-const _errs275 = errors;
+var _valid5 = _errs268 === errors;
+valid30 = valid30 || _valid5;
+if(!valid30){
+const _errs270 = errors;
 if(typeof data104 !== "string"){
 let dataType94 = typeof data104;
 let coerced94 = undefined;
@@ -4590,99 +4547,157 @@ else if(data104 === null){
 coerced94 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data104};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data104};
 if(vErrors === null){
-vErrors = [err48];
+vErrors = [err43];
 }
 else {
-vErrors.push(err48);
+vErrors.push(err43);
 }
 errors++;
 }
 }
 if(coerced94 !== undefined){
 data104 = coerced94;
-if(data101 !== undefined){
-data101["reasoning_field"] = coerced94;
+if(data103 !== undefined){
+data103[i3] = coerced94;
 }
 }
 }
-if("reasoning" !== data104){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data104};
+if("responses" !== data104){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data104};
 if(vErrors === null){
-vErrors = [err49];
+vErrors = [err44];
 }
 else {
-vErrors.push(err49);
+vErrors.push(err44);
 }
 errors++;
 }
-var _valid6 = _errs275 === errors;
-valid32 = valid32 || _valid6;
+var _valid5 = _errs270 === errors;
+valid30 = valid30 || _valid5;
 }
-if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data104};
+if(!valid30){
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data104};
 if(vErrors === null){
-vErrors = [err50];
+vErrors = [err45];
 }
 else {
-vErrors.push(err50);
+vErrors.push(err45);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs272;
+errors = _errs267;
 if(vErrors !== null){
-if(_errs272){
-vErrors.length = _errs272;
+if(_errs267){
+vErrors.length = _errs267;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs271 === errors;
+var valid29 = _errs266 === errors;
+if(!valid29){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data103}];
+return false;
+}
+}
+var valid23 = _errs264 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data85.simulated !== undefined){
+let data105 = data85.simulated;
+const _errs272 = errors;
+if(errors === _errs272){
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+const _errs274 = errors;
+for(const key21 in data105){
+if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data105}];
+return false;
+break;
+}
+}
+if(_errs274 === errors){
+if(data105.first_byte_ms !== undefined){
+let data106 = data105.first_byte_ms;
+const _errs275 = errors;
+if(!((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106)))){
+let dataType95 = typeof data106;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data106 === null
+              || (dataType95 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
+coerced95 = +data106;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data106}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data106 = coerced95;
+if(data105 !== undefined){
+data105["first_byte_ms"] = coerced95;
+}
+}
+}
+if(errors === _errs275){
+if(typeof data106 == "number"){
+if(data106 < 0 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data106}];
+return false;
+}
+}
+}
+var valid31 = _errs275 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data101.port !== undefined){
-let data105 = data101.port;
+if(data105.tokens_per_second !== undefined){
+let data107 = data105.tokens_per_second;
 const _errs277 = errors;
-if(!((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105)))){
-let dataType95 = typeof data105;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 === "boolean" || data105 === null
-              || (dataType95 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
-coerced95 = +data105;
+if(!(typeof data107 == "number")){
+let dataType96 = typeof data107;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "boolean" || data107 === null
+              || (dataType96 == "string" && data107 && data107 == +data107)){
+coerced96 = +data107;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data107}];
 return false;
 }
 }
-if(coerced95 !== undefined){
-data105 = coerced95;
-if(data101 !== undefined){
-data101["port"] = coerced95;
+if(coerced96 !== undefined){
+data107 = coerced96;
+if(data105 !== undefined){
+data105["tokens_per_second"] = coerced96;
 }
 }
 }
 if(errors === _errs277){
-if(typeof data105 == "number"){
-if(data105 > 65535 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
+if(typeof data107 == "number"){
+if(data107 < 0 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data107}];
 return false;
-}
-else {
-if(data105 < 0 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
-return false;
-}
 }
 }
 }
@@ -4692,145 +4707,102 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data101.protocol !== undefined){
-let data106 = data101.protocol;
+if(data105.reasoning_field !== undefined){
+let data108 = data105.reasoning_field;
 const _errs279 = errors;
 const _errs280 = errors;
-let valid33 = false;
+let valid32 = false;
 const _errs281 = errors;
-if(typeof data106 !== "string"){
-let dataType96 = typeof data106;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data106;
-}
-else if(data106 === null){
-coerced96 = "";
-}
-else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data106};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-if(coerced96 !== undefined){
-data106 = coerced96;
-if(data101 !== undefined){
-data101["protocol"] = coerced96;
-}
-}
-}
-if("openai" !== data106){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data106};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-var _valid7 = _errs281 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
-const _errs283 = errors;
-if(typeof data106 !== "string"){
-let dataType97 = typeof data106;
+if(typeof data108 !== "string"){
+let dataType97 = typeof data108;
 let coerced97 = undefined;
 if(!(coerced97 !== undefined)){
 if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data106;
+coerced97 = "" + data108;
 }
-else if(data106 === null){
+else if(data108 === null){
 coerced97 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data106};
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data108};
 if(vErrors === null){
-vErrors = [err53];
+vErrors = [err46];
 }
 else {
-vErrors.push(err53);
+vErrors.push(err46);
 }
 errors++;
 }
 }
 if(coerced97 !== undefined){
-data106 = coerced97;
-if(data101 !== undefined){
-data101["protocol"] = coerced97;
+data108 = coerced97;
+if(data105 !== undefined){
+data105["reasoning_field"] = coerced97;
 }
 }
 }
-if("anthropic" !== data106){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data106};
+if("reasoning_content" !== data108){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data108};
 if(vErrors === null){
-vErrors = [err54];
+vErrors = [err47];
 }
 else {
-vErrors.push(err54);
+vErrors.push(err47);
 }
 errors++;
 }
-var _valid7 = _errs283 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
-const _errs285 = errors;
-if(typeof data106 !== "string"){
-let dataType98 = typeof data106;
+var _valid6 = _errs281 === errors;
+valid32 = valid32 || _valid6;
+if(!valid32){
+const _errs283 = errors;
+if(typeof data108 !== "string"){
+let dataType98 = typeof data108;
 let coerced98 = undefined;
 if(!(coerced98 !== undefined)){
 if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data106;
+coerced98 = "" + data108;
 }
-else if(data106 === null){
+else if(data108 === null){
 coerced98 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data106};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data108};
 if(vErrors === null){
-vErrors = [err55];
+vErrors = [err48];
 }
 else {
-vErrors.push(err55);
+vErrors.push(err48);
 }
 errors++;
 }
 }
 if(coerced98 !== undefined){
-data106 = coerced98;
-if(data101 !== undefined){
-data101["protocol"] = coerced98;
+data108 = coerced98;
+if(data105 !== undefined){
+data105["reasoning_field"] = coerced98;
 }
 }
 }
-if("gemini" !== data106){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data106};
+if("reasoning" !== data108){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data108};
 if(vErrors === null){
-vErrors = [err56];
+vErrors = [err49];
 }
 else {
-vErrors.push(err56);
+vErrors.push(err49);
 }
 errors++;
 }
-var _valid7 = _errs285 === errors;
-valid33 = valid33 || _valid7;
+var _valid6 = _errs283 === errors;
+valid32 = valid32 || _valid6;
 }
-}
-if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data106};
+if(!valid32){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data108};
 if(vErrors === null){
-vErrors = [err57];
+vErrors = [err50];
 }
 else {
-vErrors.push(err57);
+vErrors.push(err50);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4853,101 +4825,305 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data101.scripts !== undefined){
-let data107 = data101.scripts;
-const _errs287 = errors;
-if(errors === _errs287){
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-var valid34 = true;
-for(const key22 in data107){
-if(pattern5.test(key22)){
-let data108 = data107[key22];
-const _errs289 = errors;
-if(errors === _errs289){
-if(Array.isArray(data108)){
-if(data108.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data108}];
-return false;
-}
-else {
-var valid35 = true;
-const len4 = data108.length;
-for(let i4=0; i4<len4; i4++){
-let data109 = data108[i4];
-const _errs291 = errors;
-if(errors === _errs291){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
-const _errs293 = errors;
-for(const key23 in data109){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data109}];
-return false;
-break;
-}
-}
-if(_errs293 === errors){
-if(data109.when !== undefined){
-let data110 = data109.when;
-const _errs294 = errors;
-if(errors === _errs294){
-if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
-const _errs296 = errors;
-for(const key24 in data110){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data110}];
-return false;
-break;
-}
-}
-if(_errs296 === errors){
-if(data110.tools_offered !== undefined){
-let data111 = data110.tools_offered;
-const _errs297 = errors;
-if(typeof data111 !== "boolean"){
+if(data105.port !== undefined){
+let data109 = data105.port;
+const _errs285 = errors;
+if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
+let dataType99 = typeof data109;
 let coerced99 = undefined;
 if(!(coerced99 !== undefined)){
-if(data111 === "false" || data111 === 0 || data111 === null){
-coerced99 = false;
-}
-else if(data111 === "true" || data111 === 1){
-coerced99 = true;
+if(dataType99 === "boolean" || data109 === null
+              || (dataType99 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
+coerced99 = +data109;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data109}];
 return false;
 }
 }
 if(coerced99 !== undefined){
-data111 = coerced99;
-if(data110 !== undefined){
-data110["tools_offered"] = coerced99;
+data109 = coerced99;
+if(data105 !== undefined){
+data105["port"] = coerced99;
 }
 }
 }
-var valid37 = _errs297 === errors;
+if(errors === _errs285){
+if(typeof data109 == "number"){
+if(data109 > 65535 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data109}];
+return false;
+}
+else {
+if(data109 < 0 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data109}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs285 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data105.protocol !== undefined){
+let data110 = data105.protocol;
+const _errs287 = errors;
+const _errs288 = errors;
+let valid33 = false;
+const _errs289 = errors;
+if(typeof data110 !== "string"){
+let dataType100 = typeof data110;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data110;
+}
+else if(data110 === null){
+coerced100 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data110};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(coerced100 !== undefined){
+data110 = coerced100;
+if(data105 !== undefined){
+data105["protocol"] = coerced100;
+}
+}
+}
+if("openai" !== data110){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data110};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid7 = _errs289 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
+const _errs291 = errors;
+if(typeof data110 !== "string"){
+let dataType101 = typeof data110;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data110;
+}
+else if(data110 === null){
+coerced101 = "";
+}
+else {
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data110};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(coerced101 !== undefined){
+data110 = coerced101;
+if(data105 !== undefined){
+data105["protocol"] = coerced101;
+}
+}
+}
+if("anthropic" !== data110){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data110};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid7 = _errs291 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
+const _errs293 = errors;
+if(typeof data110 !== "string"){
+let dataType102 = typeof data110;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data110;
+}
+else if(data110 === null){
+coerced102 = "";
+}
+else {
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data110};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(coerced102 !== undefined){
+data110 = coerced102;
+if(data105 !== undefined){
+data105["protocol"] = coerced102;
+}
+}
+}
+if("gemini" !== data110){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data110};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid7 = _errs293 === errors;
+valid33 = valid33 || _valid7;
+}
+}
+if(!valid33){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data110};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs288;
+if(vErrors !== null){
+if(_errs288){
+vErrors.length = _errs288;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid31 = _errs287 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data105.scripts !== undefined){
+let data111 = data105.scripts;
+const _errs295 = errors;
+if(errors === _errs295){
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+var valid34 = true;
+for(const key22 in data111){
+if(pattern5.test(key22)){
+let data112 = data111[key22];
+const _errs297 = errors;
+if(errors === _errs297){
+if(Array.isArray(data112)){
+if(data112.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data112}];
+return false;
+}
+else {
+var valid35 = true;
+const len4 = data112.length;
+for(let i4=0; i4<len4; i4++){
+let data113 = data112[i4];
+const _errs299 = errors;
+if(errors === _errs299){
+if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
+const _errs301 = errors;
+for(const key23 in data113){
+if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data113}];
+return false;
+break;
+}
+}
+if(_errs301 === errors){
+if(data113.when !== undefined){
+let data114 = data113.when;
+const _errs302 = errors;
+if(errors === _errs302){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+const _errs304 = errors;
+for(const key24 in data114){
+if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data114}];
+return false;
+break;
+}
+}
+if(_errs304 === errors){
+if(data114.tools_offered !== undefined){
+let data115 = data114.tools_offered;
+const _errs305 = errors;
+if(typeof data115 !== "boolean"){
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(data115 === "false" || data115 === 0 || data115 === null){
+coerced103 = false;
+}
+else if(data115 === "true" || data115 === 1){
+coerced103 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data115}];
+return false;
+}
+}
+if(coerced103 !== undefined){
+data115 = coerced103;
+if(data114 !== undefined){
+data114["tools_offered"] = coerced103;
+}
+}
+}
+var valid37 = _errs305 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data110.last_role !== undefined){
-let data112 = data110.last_role;
-const _errs299 = errors;
-const _errs300 = errors;
+if(data114.last_role !== undefined){
+let data116 = data114.last_role;
+const _errs307 = errors;
+const _errs308 = errors;
 let valid38 = false;
-const _errs301 = errors;
-if(typeof data112 !== "string"){
-let dataType100 = typeof data112;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data112;
+const _errs309 = errors;
+if(typeof data116 !== "string"){
+let dataType104 = typeof data116;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data116;
 }
-else if(data112 === null){
-coerced100 = "";
+else if(data116 === null){
+coerced104 = "";
 }
 else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data112};
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data116};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4957,15 +5133,15 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(coerced100 !== undefined){
-data112 = coerced100;
-if(data110 !== undefined){
-data110["last_role"] = coerced100;
+if(coerced104 !== undefined){
+data116 = coerced104;
+if(data114 !== undefined){
+data114["last_role"] = coerced104;
 }
 }
 }
-if("user" !== data112){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data112};
+if("user" !== data116){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data116};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4974,22 +5150,22 @@ vErrors.push(err59);
 }
 errors++;
 }
-var _valid8 = _errs301 === errors;
+var _valid8 = _errs309 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs303 = errors;
-if(typeof data112 !== "string"){
-let dataType101 = typeof data112;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data112;
+const _errs311 = errors;
+if(typeof data116 !== "string"){
+let dataType105 = typeof data116;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data116;
 }
-else if(data112 === null){
-coerced101 = "";
+else if(data116 === null){
+coerced105 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data112};
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data116};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4999,15 +5175,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced101 !== undefined){
-data112 = coerced101;
-if(data110 !== undefined){
-data110["last_role"] = coerced101;
+if(coerced105 !== undefined){
+data116 = coerced105;
+if(data114 !== undefined){
+data114["last_role"] = coerced105;
 }
 }
 }
-if("assistant" !== data112){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data112};
+if("assistant" !== data116){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data116};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -5016,22 +5192,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs303 === errors;
+var _valid8 = _errs311 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs305 = errors;
-if(typeof data112 !== "string"){
-let dataType102 = typeof data112;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data112;
+const _errs313 = errors;
+if(typeof data116 !== "string"){
+let dataType106 = typeof data116;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data116;
 }
-else if(data112 === null){
-coerced102 = "";
+else if(data116 === null){
+coerced106 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data112};
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data116};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -5041,15 +5217,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced102 !== undefined){
-data112 = coerced102;
-if(data110 !== undefined){
-data110["last_role"] = coerced102;
+if(coerced106 !== undefined){
+data116 = coerced106;
+if(data114 !== undefined){
+data114["last_role"] = coerced106;
 }
 }
 }
-if("tool" !== data112){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data112};
+if("tool" !== data116){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data116};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -5058,22 +5234,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs305 === errors;
+var _valid8 = _errs313 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs307 = errors;
-if(typeof data112 !== "string"){
-let dataType103 = typeof data112;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data112;
+const _errs315 = errors;
+if(typeof data116 !== "string"){
+let dataType107 = typeof data116;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data116;
 }
-else if(data112 === null){
-coerced103 = "";
+else if(data116 === null){
+coerced107 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data112};
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data116};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -5083,15 +5259,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced103 !== undefined){
-data112 = coerced103;
-if(data110 !== undefined){
-data110["last_role"] = coerced103;
+if(coerced107 !== undefined){
+data116 = coerced107;
+if(data114 !== undefined){
+data114["last_role"] = coerced107;
 }
 }
 }
-if("system" !== data112){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data112};
+if("system" !== data116){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data116};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5100,13 +5276,13 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs307 === errors;
+var _valid8 = _errs315 === errors;
 valid38 = valid38 || _valid8;
 }
 }
 }
 if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data112};
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data116};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5118,56 +5294,56 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs300;
+errors = _errs308;
 if(vErrors !== null){
-if(_errs300){
-vErrors.length = _errs300;
+if(_errs308){
+vErrors.length = _errs308;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid37 = _errs299 === errors;
+var valid37 = _errs307 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data110.last_message_matches !== undefined){
-let data113 = data110.last_message_matches;
-const _errs309 = errors;
-if(typeof data113 !== "string"){
-let dataType104 = typeof data113;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data113;
+if(data114.last_message_matches !== undefined){
+let data117 = data114.last_message_matches;
+const _errs317 = errors;
+if(typeof data117 !== "string"){
+let dataType108 = typeof data117;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data117;
 }
-else if(data113 === null){
-coerced104 = "";
+else if(data117 === null){
+coerced108 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data117}];
 return false;
 }
 }
-if(coerced104 !== undefined){
-data113 = coerced104;
-if(data110 !== undefined){
-data110["last_message_matches"] = coerced104;
+if(coerced108 !== undefined){
+data117 = coerced108;
+if(data114 !== undefined){
+data114["last_message_matches"] = coerced108;
 }
 }
 }
-if(errors === _errs309){
-if(typeof data113 === "string"){
-if(func3(data113) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data113}];
+if(errors === _errs317){
+if(typeof data117 === "string"){
+if(func3(data117) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data117}];
 return false;
 }
 }
 }
-var valid37 = _errs309 === errors;
+var valid37 = _errs317 === errors;
 }
 else {
 var valid37 = true;
@@ -5177,85 +5353,85 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data114}];
 return false;
 }
 }
-var valid36 = _errs294 === errors;
+var valid36 = _errs302 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data109.call !== undefined){
-let data114 = data109.call;
-const _errs311 = errors;
-if(errors === _errs311){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+if(data113.call !== undefined){
+let data118 = data113.call;
+const _errs319 = errors;
+if(errors === _errs319){
+if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
 let missing3;
-if((data114.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
+if((data118.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data118}];
 return false;
 }
 else {
-const _errs313 = errors;
-for(const key25 in data114){
+const _errs321 = errors;
+for(const key25 in data118){
 if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data118}];
 return false;
 break;
 }
 }
-if(_errs313 === errors){
-if(data114.tool !== undefined){
-let data115 = data114.tool;
-const _errs314 = errors;
-if(typeof data115 !== "string"){
-let dataType105 = typeof data115;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data115;
+if(_errs321 === errors){
+if(data118.tool !== undefined){
+let data119 = data118.tool;
+const _errs322 = errors;
+if(typeof data119 !== "string"){
+let dataType109 = typeof data119;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data119;
 }
-else if(data115 === null){
-coerced105 = "";
+else if(data119 === null){
+coerced109 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data119}];
 return false;
 }
 }
-if(coerced105 !== undefined){
-data115 = coerced105;
-if(data114 !== undefined){
-data114["tool"] = coerced105;
+if(coerced109 !== undefined){
+data119 = coerced109;
+if(data118 !== undefined){
+data118["tool"] = coerced109;
 }
 }
 }
-if(errors === _errs314){
-if(typeof data115 === "string"){
-if(func3(data115) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data115}];
+if(errors === _errs322){
+if(typeof data119 === "string"){
+if(func3(data119) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data119}];
 return false;
 }
 }
 }
-var valid39 = _errs314 === errors;
+var valid39 = _errs322 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data114.arguments !== undefined){
-let data116 = data114.arguments;
-const _errs316 = errors;
-if(errors === _errs316){
-if(!(data116 && typeof data116 == "object" && !Array.isArray(data116))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data116}];
+if(data118.arguments !== undefined){
+let data120 = data118.arguments;
+const _errs324 = errors;
+if(errors === _errs324){
+if(!(data120 && typeof data120 == "object" && !Array.isArray(data120))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data120}];
 return false;
 }
 }
-var valid39 = _errs316 === errors;
+var valid39 = _errs324 === errors;
 }
 else {
 var valid39 = true;
@@ -5265,42 +5441,42 @@ var valid39 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data118}];
 return false;
 }
 }
-var valid36 = _errs311 === errors;
+var valid36 = _errs319 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data109.answer !== undefined){
-let data117 = data109.answer;
-const _errs318 = errors;
-if(typeof data117 !== "string"){
-let dataType106 = typeof data117;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data117;
+if(data113.answer !== undefined){
+let data121 = data113.answer;
+const _errs326 = errors;
+if(typeof data121 !== "string"){
+let dataType110 = typeof data121;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data121;
 }
-else if(data117 === null){
-coerced106 = "";
+else if(data121 === null){
+coerced110 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data121}];
 return false;
 }
 }
-if(coerced106 !== undefined){
-data117 = coerced106;
-if(data109 !== undefined){
-data109["answer"] = coerced106;
+if(coerced110 !== undefined){
+data121 = coerced110;
+if(data113 !== undefined){
+data113["answer"] = coerced110;
 }
 }
 }
-var valid36 = _errs318 === errors;
+var valid36 = _errs326 === errors;
 }
 else {
 var valid36 = true;
@@ -5310,11 +5486,11 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data113}];
 return false;
 }
 }
-var valid35 = _errs291 === errors;
+var valid35 = _errs299 === errors;
 if(!valid35){
 break;
 }
@@ -5322,11 +5498,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data108}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data112}];
 return false;
 }
 }
-var valid34 = _errs289 === errors;
+var valid34 = _errs297 === errors;
 if(!valid34){
 break;
 }
@@ -5334,11 +5510,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data111}];
 return false;
 }
 }
-var valid31 = _errs287 === errors;
+var valid31 = _errs295 === errors;
 }
 else {
 var valid31 = true;
@@ -5351,11 +5527,11 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data105}];
 return false;
 }
 }
-var valid23 = _errs264 === errors;
+var valid23 = _errs272 === errors;
 }
 else {
 var valid23 = true;
@@ -5375,11 +5551,11 @@ var valid23 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data85}];
 return false;
 }
 }
-var valid22 = _errs201 === errors;
+var valid22 = _errs209 === errors;
 if(!valid22){
 break;
 }
@@ -5387,227 +5563,77 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data84}];
 return false;
 }
 }
-var valid0 = _errs199 === errors;
+var valid0 = _errs207 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data118 = data.models;
-const _errs320 = errors;
-if(errors === _errs320){
-if(Array.isArray(data118)){
-if(data118.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data118}];
+let data122 = data.models;
+const _errs328 = errors;
+if(errors === _errs328){
+if(Array.isArray(data122)){
+if(data122.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data122}];
 return false;
 }
 else {
 var valid40 = true;
-const len5 = data118.length;
+const len5 = data122.length;
 for(let i5=0; i5<len5; i5++){
-let data119 = data118[i5];
-const _errs322 = errors;
-if(errors === _errs322){
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+let data123 = data122[i5];
+const _errs330 = errors;
+if(errors === _errs330){
+if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
 let missing4;
-if(((data119.id === undefined) && (missing4 = "id")) || ((data119.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data119}];
+if(((data123.id === undefined) && (missing4 = "id")) || ((data123.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data123}];
 return false;
 }
 else {
-const _errs324 = errors;
-for(const key26 in data119){
+const _errs332 = errors;
+for(const key26 in data123){
 if(!(func2.call(schema11.properties.models.items.properties, key26))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data123}];
 return false;
 break;
 }
 }
-if(_errs324 === errors){
-if(data119.id !== undefined){
-let data120 = data119.id;
-const _errs325 = errors;
-if(typeof data120 !== "string"){
-let dataType107 = typeof data120;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data120;
-}
-else if(data120 === null){
-coerced107 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data120}];
-return false;
-}
-}
-if(coerced107 !== undefined){
-data120 = coerced107;
-if(data119 !== undefined){
-data119["id"] = coerced107;
-}
-}
-}
-if(errors === _errs325){
-if(typeof data120 === "string"){
-if(func3(data120) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data120}];
-return false;
-}
-}
-}
-var valid41 = _errs325 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data119.owned_by !== undefined){
-let data121 = data119.owned_by;
-const _errs327 = errors;
-if(typeof data121 !== "string"){
-let dataType108 = typeof data121;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data121;
-}
-else if(data121 === null){
-coerced108 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data121}];
-return false;
-}
-}
-if(coerced108 !== undefined){
-data121 = coerced108;
-if(data119 !== undefined){
-data119["owned_by"] = coerced108;
-}
-}
-}
-if(errors === _errs327){
-if(typeof data121 === "string"){
-if(func3(data121) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data121}];
-return false;
-}
-}
-}
-var valid41 = _errs327 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data119.context_length !== undefined){
-let data122 = data119.context_length;
-const _errs329 = errors;
-if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
-let dataType109 = typeof data122;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 === "boolean" || data122 === null
-              || (dataType109 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
-coerced109 = +data122;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data122}];
-return false;
-}
-}
-if(coerced109 !== undefined){
-data122 = coerced109;
-if(data119 !== undefined){
-data119["context_length"] = coerced109;
-}
-}
-}
-if(errors === _errs329){
-if(typeof data122 == "number"){
-if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data122}];
-return false;
-}
-}
-}
-var valid41 = _errs329 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data119.max_output_tokens !== undefined){
-let data123 = data119.max_output_tokens;
-const _errs331 = errors;
-if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
-let dataType110 = typeof data123;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 === "boolean" || data123 === null
-              || (dataType110 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
-coerced110 = +data123;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data123}];
-return false;
-}
-}
-if(coerced110 !== undefined){
-data123 = coerced110;
-if(data119 !== undefined){
-data119["max_output_tokens"] = coerced110;
-}
-}
-}
-if(errors === _errs331){
-if(typeof data123 == "number"){
-if(data123 < 1 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data123}];
-return false;
-}
-}
-}
-var valid41 = _errs331 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data119.default_max_tokens !== undefined){
-let data124 = data119.default_max_tokens;
+if(_errs332 === errors){
+if(data123.id !== undefined){
+let data124 = data123.id;
 const _errs333 = errors;
-if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+if(typeof data124 !== "string"){
 let dataType111 = typeof data124;
 let coerced111 = undefined;
 if(!(coerced111 !== undefined)){
-if(dataType111 === "boolean" || data124 === null
-              || (dataType111 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
-coerced111 = +data124;
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data124;
+}
+else if(data124 === null){
+coerced111 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data124}];
 return false;
 }
 }
 if(coerced111 !== undefined){
 data124 = coerced111;
-if(data119 !== undefined){
-data119["default_max_tokens"] = coerced111;
+if(data123 !== undefined){
+data123["id"] = coerced111;
 }
 }
 }
 if(errors === _errs333){
-if(typeof data124 == "number"){
-if(data124 < 1 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data124}];
+if(typeof data124 === "string"){
+if(func3(data124) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data124}];
 return false;
 }
 }
@@ -5618,33 +5644,35 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.unresolved_input_tokens !== undefined){
-let data125 = data119.unresolved_input_tokens;
+if(data123.owned_by !== undefined){
+let data125 = data123.owned_by;
 const _errs335 = errors;
-if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+if(typeof data125 !== "string"){
 let dataType112 = typeof data125;
 let coerced112 = undefined;
 if(!(coerced112 !== undefined)){
-if(dataType112 === "boolean" || data125 === null
-              || (dataType112 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced112 = +data125;
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data125;
+}
+else if(data125 === null){
+coerced112 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data125}];
 return false;
 }
 }
 if(coerced112 !== undefined){
 data125 = coerced112;
-if(data119 !== undefined){
-data119["unresolved_input_tokens"] = coerced112;
+if(data123 !== undefined){
+data123["owned_by"] = coerced112;
 }
 }
 }
 if(errors === _errs335){
-if(typeof data125 == "number"){
-if(data125 < 1 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data125}];
+if(typeof data125 === "string"){
+if(func3(data125) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data125}];
 return false;
 }
 }
@@ -5655,44 +5683,192 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.reasoning !== undefined){
-let data126 = data119.reasoning;
+if(data123.context_length !== undefined){
+let data126 = data123.context_length;
 const _errs337 = errors;
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
+let dataType113 = typeof data126;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 === "boolean" || data126 === null
+              || (dataType113 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced113 = +data126;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data126}];
+return false;
+}
+}
+if(coerced113 !== undefined){
+data126 = coerced113;
+if(data123 !== undefined){
+data123["context_length"] = coerced113;
+}
+}
+}
 if(errors === _errs337){
-if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
+if(typeof data126 == "number"){
+if(data126 < 1 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data126}];
+return false;
+}
+}
+}
+var valid41 = _errs337 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data123.max_output_tokens !== undefined){
+let data127 = data123.max_output_tokens;
+const _errs339 = errors;
+if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
+let dataType114 = typeof data127;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 === "boolean" || data127 === null
+              || (dataType114 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced114 = +data127;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data127}];
+return false;
+}
+}
+if(coerced114 !== undefined){
+data127 = coerced114;
+if(data123 !== undefined){
+data123["max_output_tokens"] = coerced114;
+}
+}
+}
+if(errors === _errs339){
+if(typeof data127 == "number"){
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data127}];
+return false;
+}
+}
+}
+var valid41 = _errs339 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data123.default_max_tokens !== undefined){
+let data128 = data123.default_max_tokens;
+const _errs341 = errors;
+if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
+let dataType115 = typeof data128;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 === "boolean" || data128 === null
+              || (dataType115 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
+coerced115 = +data128;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data128}];
+return false;
+}
+}
+if(coerced115 !== undefined){
+data128 = coerced115;
+if(data123 !== undefined){
+data123["default_max_tokens"] = coerced115;
+}
+}
+}
+if(errors === _errs341){
+if(typeof data128 == "number"){
+if(data128 < 1 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data128}];
+return false;
+}
+}
+}
+var valid41 = _errs341 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data123.unresolved_input_tokens !== undefined){
+let data129 = data123.unresolved_input_tokens;
+const _errs343 = errors;
+if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
+let dataType116 = typeof data129;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 === "boolean" || data129 === null
+              || (dataType116 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced116 = +data129;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data129}];
+return false;
+}
+}
+if(coerced116 !== undefined){
+data129 = coerced116;
+if(data123 !== undefined){
+data123["unresolved_input_tokens"] = coerced116;
+}
+}
+}
+if(errors === _errs343){
+if(typeof data129 == "number"){
+if(data129 < 1 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data129}];
+return false;
+}
+}
+}
+var valid41 = _errs343 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data123.reasoning !== undefined){
+let data130 = data123.reasoning;
+const _errs345 = errors;
+if(errors === _errs345){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
 let missing5;
-if((data126.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data126}];
+if((data130.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data130}];
 return false;
 }
 else {
-const _errs339 = errors;
-for(const key27 in data126){
+const _errs347 = errors;
+for(const key27 in data130){
 if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data130}];
 return false;
 break;
 }
 }
-if(_errs339 === errors){
-if(data126.default_effort !== undefined){
-let data127 = data126.default_effort;
-const _errs340 = errors;
-const _errs341 = errors;
+if(_errs347 === errors){
+if(data130.default_effort !== undefined){
+let data131 = data130.default_effort;
+const _errs348 = errors;
+const _errs349 = errors;
 let valid43 = false;
-const _errs342 = errors;
-if(typeof data127 !== "string"){
-let dataType113 = typeof data127;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data127;
+const _errs350 = errors;
+if(typeof data131 !== "string"){
+let dataType117 = typeof data131;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data131;
 }
-else if(data127 === null){
-coerced113 = "";
+else if(data131 === null){
+coerced117 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data127};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data131};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5702,15 +5878,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data127 = coerced113;
-if(data126 !== undefined){
-data126["default_effort"] = coerced113;
+if(coerced117 !== undefined){
+data131 = coerced117;
+if(data130 !== undefined){
+data130["default_effort"] = coerced117;
 }
 }
 }
-if("none" !== data127){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data127};
+if("none" !== data131){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data131};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5719,22 +5895,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs342 === errors;
+var _valid9 = _errs350 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs344 = errors;
-if(typeof data127 !== "string"){
-let dataType114 = typeof data127;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data127;
+const _errs352 = errors;
+if(typeof data131 !== "string"){
+let dataType118 = typeof data131;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data131;
 }
-else if(data127 === null){
-coerced114 = "";
+else if(data131 === null){
+coerced118 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data127};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data131};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5744,15 +5920,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data127 = coerced114;
-if(data126 !== undefined){
-data126["default_effort"] = coerced114;
+if(coerced118 !== undefined){
+data131 = coerced118;
+if(data130 !== undefined){
+data130["default_effort"] = coerced118;
 }
 }
 }
-if("minimal" !== data127){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data127};
+if("minimal" !== data131){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data131};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5761,22 +5937,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs344 === errors;
+var _valid9 = _errs352 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs346 = errors;
-if(typeof data127 !== "string"){
-let dataType115 = typeof data127;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data127;
+const _errs354 = errors;
+if(typeof data131 !== "string"){
+let dataType119 = typeof data131;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data131;
 }
-else if(data127 === null){
-coerced115 = "";
+else if(data131 === null){
+coerced119 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data127};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data131};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5786,15 +5962,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data127 = coerced115;
-if(data126 !== undefined){
-data126["default_effort"] = coerced115;
+if(coerced119 !== undefined){
+data131 = coerced119;
+if(data130 !== undefined){
+data130["default_effort"] = coerced119;
 }
 }
 }
-if("low" !== data127){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data127};
+if("low" !== data131){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data131};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5803,22 +5979,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs346 === errors;
+var _valid9 = _errs354 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs348 = errors;
-if(typeof data127 !== "string"){
-let dataType116 = typeof data127;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data127;
+const _errs356 = errors;
+if(typeof data131 !== "string"){
+let dataType120 = typeof data131;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data131;
 }
-else if(data127 === null){
-coerced116 = "";
+else if(data131 === null){
+coerced120 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data127};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data131};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5828,15 +6004,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data127 = coerced116;
-if(data126 !== undefined){
-data126["default_effort"] = coerced116;
+if(coerced120 !== undefined){
+data131 = coerced120;
+if(data130 !== undefined){
+data130["default_effort"] = coerced120;
 }
 }
 }
-if("medium" !== data127){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data127};
+if("medium" !== data131){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data131};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5845,22 +6021,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs348 === errors;
+var _valid9 = _errs356 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs350 = errors;
-if(typeof data127 !== "string"){
-let dataType117 = typeof data127;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data127;
+const _errs358 = errors;
+if(typeof data131 !== "string"){
+let dataType121 = typeof data131;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data131;
 }
-else if(data127 === null){
-coerced117 = "";
+else if(data131 === null){
+coerced121 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data127};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data131};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5870,15 +6046,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data127 = coerced117;
-if(data126 !== undefined){
-data126["default_effort"] = coerced117;
+if(coerced121 !== undefined){
+data131 = coerced121;
+if(data130 !== undefined){
+data130["default_effort"] = coerced121;
 }
 }
 }
-if("high" !== data127){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data127};
+if("high" !== data131){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data131};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5887,22 +6063,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs350 === errors;
+var _valid9 = _errs358 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs352 = errors;
-if(typeof data127 !== "string"){
-let dataType118 = typeof data127;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data127;
+const _errs360 = errors;
+if(typeof data131 !== "string"){
+let dataType122 = typeof data131;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data131;
 }
-else if(data127 === null){
-coerced118 = "";
+else if(data131 === null){
+coerced122 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data127};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data131};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5912,15 +6088,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data127 = coerced118;
-if(data126 !== undefined){
-data126["default_effort"] = coerced118;
+if(coerced122 !== undefined){
+data131 = coerced122;
+if(data130 !== undefined){
+data130["default_effort"] = coerced122;
 }
 }
 }
-if("xhigh" !== data127){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data127};
+if("xhigh" !== data131){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data131};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5929,22 +6105,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs352 === errors;
+var _valid9 = _errs360 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs354 = errors;
-if(typeof data127 !== "string"){
-let dataType119 = typeof data127;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data127;
+const _errs362 = errors;
+if(typeof data131 !== "string"){
+let dataType123 = typeof data131;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data131;
 }
-else if(data127 === null){
-coerced119 = "";
+else if(data131 === null){
+coerced123 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data127};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data131};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5954,15 +6130,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data127 = coerced119;
-if(data126 !== undefined){
-data126["default_effort"] = coerced119;
+if(coerced123 !== undefined){
+data131 = coerced123;
+if(data130 !== undefined){
+data130["default_effort"] = coerced123;
 }
 }
 }
-if("max" !== data127){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data127};
+if("max" !== data131){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data131};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5971,7 +6147,7 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs354 === errors;
+var _valid9 = _errs362 === errors;
 valid43 = valid43 || _valid9;
 }
 }
@@ -5980,7 +6156,7 @@ valid43 = valid43 || _valid9;
 }
 }
 if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data127};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data131};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5992,52 +6168,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs341;
+errors = _errs349;
 if(vErrors !== null){
-if(_errs341){
-vErrors.length = _errs341;
+if(_errs349){
+vErrors.length = _errs349;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs340 === errors;
+var valid42 = _errs348 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data126.efforts !== undefined){
-let data128 = data126.efforts;
-const _errs356 = errors;
-if(errors === _errs356){
-if(Array.isArray(data128)){
-if(data128.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data128}];
+if(data130.efforts !== undefined){
+let data132 = data130.efforts;
+const _errs364 = errors;
+if(errors === _errs364){
+if(Array.isArray(data132)){
+if(data132.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data132}];
 return false;
 }
 else {
 var valid44 = true;
-const len6 = data128.length;
+const len6 = data132.length;
 for(let i6=0; i6<len6; i6++){
-let data129 = data128[i6];
-const _errs358 = errors;
-const _errs359 = errors;
+let data133 = data132[i6];
+const _errs366 = errors;
+const _errs367 = errors;
 let valid45 = false;
-const _errs360 = errors;
-if(typeof data129 !== "string"){
-let dataType120 = typeof data129;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data129;
+const _errs368 = errors;
+if(typeof data133 !== "string"){
+let dataType124 = typeof data133;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data133;
 }
-else if(data129 === null){
-coerced120 = "";
+else if(data133 === null){
+coerced124 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data129};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data133};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6047,15 +6223,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced120 !== undefined){
-data129 = coerced120;
-if(data128 !== undefined){
-data128[i6] = coerced120;
+if(coerced124 !== undefined){
+data133 = coerced124;
+if(data132 !== undefined){
+data132[i6] = coerced124;
 }
 }
 }
-if("none" !== data129){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data129};
+if("none" !== data133){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data133};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6064,22 +6240,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs360 === errors;
+var _valid10 = _errs368 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs362 = errors;
-if(typeof data129 !== "string"){
-let dataType121 = typeof data129;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data129;
+const _errs370 = errors;
+if(typeof data133 !== "string"){
+let dataType125 = typeof data133;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data133;
 }
-else if(data129 === null){
-coerced121 = "";
+else if(data133 === null){
+coerced125 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data129};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6089,15 +6265,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data129 = coerced121;
-if(data128 !== undefined){
-data128[i6] = coerced121;
+if(coerced125 !== undefined){
+data133 = coerced125;
+if(data132 !== undefined){
+data132[i6] = coerced125;
 }
 }
 }
-if("minimal" !== data129){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data129};
+if("minimal" !== data133){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6106,22 +6282,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs362 === errors;
+var _valid10 = _errs370 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs364 = errors;
-if(typeof data129 !== "string"){
-let dataType122 = typeof data129;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data129;
+const _errs372 = errors;
+if(typeof data133 !== "string"){
+let dataType126 = typeof data133;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data133;
 }
-else if(data129 === null){
-coerced122 = "";
+else if(data133 === null){
+coerced126 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data129};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6131,15 +6307,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced122 !== undefined){
-data129 = coerced122;
-if(data128 !== undefined){
-data128[i6] = coerced122;
+if(coerced126 !== undefined){
+data133 = coerced126;
+if(data132 !== undefined){
+data132[i6] = coerced126;
 }
 }
 }
-if("low" !== data129){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data129};
+if("low" !== data133){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6148,22 +6324,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs364 === errors;
+var _valid10 = _errs372 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs366 = errors;
-if(typeof data129 !== "string"){
-let dataType123 = typeof data129;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data129;
+const _errs374 = errors;
+if(typeof data133 !== "string"){
+let dataType127 = typeof data133;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data133;
 }
-else if(data129 === null){
-coerced123 = "";
+else if(data133 === null){
+coerced127 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data129};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data133};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6173,15 +6349,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data129 = coerced123;
-if(data128 !== undefined){
-data128[i6] = coerced123;
+if(coerced127 !== undefined){
+data133 = coerced127;
+if(data132 !== undefined){
+data132[i6] = coerced127;
 }
 }
 }
-if("medium" !== data129){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data129};
+if("medium" !== data133){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data133};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6190,22 +6366,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs366 === errors;
+var _valid10 = _errs374 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs368 = errors;
-if(typeof data129 !== "string"){
-let dataType124 = typeof data129;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data129;
+const _errs376 = errors;
+if(typeof data133 !== "string"){
+let dataType128 = typeof data133;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data133;
 }
-else if(data129 === null){
-coerced124 = "";
+else if(data133 === null){
+coerced128 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data129};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data133};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6215,15 +6391,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data129 = coerced124;
-if(data128 !== undefined){
-data128[i6] = coerced124;
+if(coerced128 !== undefined){
+data133 = coerced128;
+if(data132 !== undefined){
+data132[i6] = coerced128;
 }
 }
 }
-if("high" !== data129){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data129};
+if("high" !== data133){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data133};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6232,22 +6408,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs368 === errors;
+var _valid10 = _errs376 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs370 = errors;
-if(typeof data129 !== "string"){
-let dataType125 = typeof data129;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data129;
+const _errs378 = errors;
+if(typeof data133 !== "string"){
+let dataType129 = typeof data133;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data133;
 }
-else if(data129 === null){
-coerced125 = "";
+else if(data133 === null){
+coerced129 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data129};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data133};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6257,15 +6433,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data129 = coerced125;
-if(data128 !== undefined){
-data128[i6] = coerced125;
+if(coerced129 !== undefined){
+data133 = coerced129;
+if(data132 !== undefined){
+data132[i6] = coerced129;
 }
 }
 }
-if("xhigh" !== data129){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data129};
+if("xhigh" !== data133){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data133};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6274,22 +6450,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs370 === errors;
+var _valid10 = _errs378 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs372 = errors;
-if(typeof data129 !== "string"){
-let dataType126 = typeof data129;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data129;
+const _errs380 = errors;
+if(typeof data133 !== "string"){
+let dataType130 = typeof data133;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data133;
 }
-else if(data129 === null){
-coerced126 = "";
+else if(data133 === null){
+coerced130 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data129};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data133};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6299,15 +6475,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data129 = coerced126;
-if(data128 !== undefined){
-data128[i6] = coerced126;
+if(coerced130 !== undefined){
+data133 = coerced130;
+if(data132 !== undefined){
+data132[i6] = coerced130;
 }
 }
 }
-if("max" !== data129){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data129};
+if("max" !== data133){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data133};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6316,7 +6492,7 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs372 === errors;
+var _valid10 = _errs380 === errors;
 valid45 = valid45 || _valid10;
 }
 }
@@ -6325,7 +6501,7 @@ valid45 = valid45 || _valid10;
 }
 }
 if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data129};
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data133};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6337,17 +6513,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs359;
+errors = _errs367;
 if(vErrors !== null){
-if(_errs359){
-vErrors.length = _errs359;
+if(_errs367){
+vErrors.length = _errs367;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs358 === errors;
+var valid44 = _errs366 === errors;
 if(!valid44){
 break;
 }
@@ -6355,34 +6531,34 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data132}];
 return false;
 }
 }
-var valid42 = _errs356 === errors;
+var valid42 = _errs364 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data126.style !== undefined){
-let data130 = data126.style;
-const _errs374 = errors;
-const _errs375 = errors;
+if(data130.style !== undefined){
+let data134 = data130.style;
+const _errs382 = errors;
+const _errs383 = errors;
 let valid46 = false;
-const _errs376 = errors;
-if(typeof data130 !== "string"){
-let dataType127 = typeof data130;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data130;
+const _errs384 = errors;
+if(typeof data134 !== "string"){
+let dataType131 = typeof data134;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data134;
 }
-else if(data130 === null){
-coerced127 = "";
+else if(data134 === null){
+coerced131 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data130};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6392,15 +6568,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data130 = coerced127;
-if(data126 !== undefined){
-data126["style"] = coerced127;
+if(coerced131 !== undefined){
+data134 = coerced131;
+if(data130 !== undefined){
+data130["style"] = coerced131;
 }
 }
 }
-if("budget" !== data130){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data130};
+if("budget" !== data134){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6409,22 +6585,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs376 === errors;
+var _valid11 = _errs384 === errors;
 valid46 = valid46 || _valid11;
 if(!valid46){
-const _errs378 = errors;
-if(typeof data130 !== "string"){
-let dataType128 = typeof data130;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data130;
+const _errs386 = errors;
+if(typeof data134 !== "string"){
+let dataType132 = typeof data134;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data134;
 }
-else if(data130 === null){
-coerced128 = "";
+else if(data134 === null){
+coerced132 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data130};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6434,15 +6610,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data130 = coerced128;
-if(data126 !== undefined){
-data126["style"] = coerced128;
+if(coerced132 !== undefined){
+data134 = coerced132;
+if(data130 !== undefined){
+data130["style"] = coerced132;
 }
 }
 }
-if("level" !== data130){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data130};
+if("level" !== data134){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6451,11 +6627,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs378 === errors;
+var _valid11 = _errs386 === errors;
 valid46 = valid46 || _valid11;
 }
 if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data130};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data134};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6467,186 +6643,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs375;
+errors = _errs383;
 if(vErrors !== null){
-if(_errs375){
-vErrors.length = _errs375;
+if(_errs383){
+vErrors.length = _errs383;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs374 === errors;
+var valid42 = _errs382 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data126.budgets !== undefined){
-let data131 = data126.budgets;
-const _errs380 = errors;
-if(errors === _errs380){
-if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
-const _errs382 = errors;
-for(const key28 in data131){
+if(data130.budgets !== undefined){
+let data135 = data130.budgets;
+const _errs388 = errors;
+if(errors === _errs388){
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+const _errs390 = errors;
+for(const key28 in data135){
 if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data135}];
 return false;
 break;
 }
 }
-if(_errs382 === errors){
-if(data131.none !== undefined){
-let data132 = data131.none;
-const _errs383 = errors;
-if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
-let dataType129 = typeof data132;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 === "boolean" || data132 === null
-              || (dataType129 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
-coerced129 = +data132;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data132}];
-return false;
-}
-}
-if(coerced129 !== undefined){
-data132 = coerced129;
-if(data131 !== undefined){
-data131["none"] = coerced129;
-}
-}
-}
-if(errors === _errs383){
-if(typeof data132 == "number"){
-if(data132 < 0 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data132}];
-return false;
-}
-}
-}
-var valid47 = _errs383 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data131.minimal !== undefined){
-let data133 = data131.minimal;
-const _errs385 = errors;
-if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
-let dataType130 = typeof data133;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 === "boolean" || data133 === null
-              || (dataType130 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
-coerced130 = +data133;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data133}];
-return false;
-}
-}
-if(coerced130 !== undefined){
-data133 = coerced130;
-if(data131 !== undefined){
-data131["minimal"] = coerced130;
-}
-}
-}
-if(errors === _errs385){
-if(typeof data133 == "number"){
-if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data133}];
-return false;
-}
-}
-}
-var valid47 = _errs385 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data131.low !== undefined){
-let data134 = data131.low;
-const _errs387 = errors;
-if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
-let dataType131 = typeof data134;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 === "boolean" || data134 === null
-              || (dataType131 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced131 = +data134;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data134}];
-return false;
-}
-}
-if(coerced131 !== undefined){
-data134 = coerced131;
-if(data131 !== undefined){
-data131["low"] = coerced131;
-}
-}
-}
-if(errors === _errs387){
-if(typeof data134 == "number"){
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data134}];
-return false;
-}
-}
-}
-var valid47 = _errs387 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data131.medium !== undefined){
-let data135 = data131.medium;
-const _errs389 = errors;
-if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
-let dataType132 = typeof data135;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 === "boolean" || data135 === null
-              || (dataType132 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
-coerced132 = +data135;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data135}];
-return false;
-}
-}
-if(coerced132 !== undefined){
-data135 = coerced132;
-if(data131 !== undefined){
-data131["medium"] = coerced132;
-}
-}
-}
-if(errors === _errs389){
-if(typeof data135 == "number"){
-if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data135}];
-return false;
-}
-}
-}
-var valid47 = _errs389 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data131.high !== undefined){
-let data136 = data131.high;
+if(_errs390 === errors){
+if(data135.none !== undefined){
+let data136 = data135.none;
 const _errs391 = errors;
 if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
 let dataType133 = typeof data136;
@@ -6657,21 +6685,21 @@ if(dataType133 === "boolean" || data136 === null
 coerced133 = +data136;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data136}];
 return false;
 }
 }
 if(coerced133 !== undefined){
 data136 = coerced133;
-if(data131 !== undefined){
-data131["high"] = coerced133;
+if(data135 !== undefined){
+data135["none"] = coerced133;
 }
 }
 }
 if(errors === _errs391){
 if(typeof data136 == "number"){
-if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data136}];
+if(data136 < 0 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data136}];
 return false;
 }
 }
@@ -6682,8 +6710,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data131.xhigh !== undefined){
-let data137 = data131.xhigh;
+if(data135.minimal !== undefined){
+let data137 = data135.minimal;
 const _errs393 = errors;
 if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
 let dataType134 = typeof data137;
@@ -6694,21 +6722,21 @@ if(dataType134 === "boolean" || data137 === null
 coerced134 = +data137;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data137}];
 return false;
 }
 }
 if(coerced134 !== undefined){
 data137 = coerced134;
-if(data131 !== undefined){
-data131["xhigh"] = coerced134;
+if(data135 !== undefined){
+data135["minimal"] = coerced134;
 }
 }
 }
 if(errors === _errs393){
 if(typeof data137 == "number"){
 if(data137 < 1 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data137}];
 return false;
 }
 }
@@ -6719,8 +6747,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data131.max !== undefined){
-let data138 = data131.max;
+if(data135.low !== undefined){
+let data138 = data135.low;
 const _errs395 = errors;
 if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
 let dataType135 = typeof data138;
@@ -6731,26 +6759,174 @@ if(dataType135 === "boolean" || data138 === null
 coerced135 = +data138;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data138}];
 return false;
 }
 }
 if(coerced135 !== undefined){
 data138 = coerced135;
-if(data131 !== undefined){
-data131["max"] = coerced135;
+if(data135 !== undefined){
+data135["low"] = coerced135;
 }
 }
 }
 if(errors === _errs395){
 if(typeof data138 == "number"){
 if(data138 < 1 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data138}];
 return false;
 }
 }
 }
 var valid47 = _errs395 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data135.medium !== undefined){
+let data139 = data135.medium;
+const _errs397 = errors;
+if(!((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139)))){
+let dataType136 = typeof data139;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 === "boolean" || data139 === null
+              || (dataType136 === "string" && data139 && data139 == +data139 && !(data139 % 1))){
+coerced136 = +data139;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data139}];
+return false;
+}
+}
+if(coerced136 !== undefined){
+data139 = coerced136;
+if(data135 !== undefined){
+data135["medium"] = coerced136;
+}
+}
+}
+if(errors === _errs397){
+if(typeof data139 == "number"){
+if(data139 < 1 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data139}];
+return false;
+}
+}
+}
+var valid47 = _errs397 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data135.high !== undefined){
+let data140 = data135.high;
+const _errs399 = errors;
+if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
+let dataType137 = typeof data140;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 === "boolean" || data140 === null
+              || (dataType137 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
+coerced137 = +data140;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data140}];
+return false;
+}
+}
+if(coerced137 !== undefined){
+data140 = coerced137;
+if(data135 !== undefined){
+data135["high"] = coerced137;
+}
+}
+}
+if(errors === _errs399){
+if(typeof data140 == "number"){
+if(data140 < 1 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data140}];
+return false;
+}
+}
+}
+var valid47 = _errs399 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data135.xhigh !== undefined){
+let data141 = data135.xhigh;
+const _errs401 = errors;
+if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
+let dataType138 = typeof data141;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 === "boolean" || data141 === null
+              || (dataType138 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
+coerced138 = +data141;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data141}];
+return false;
+}
+}
+if(coerced138 !== undefined){
+data141 = coerced138;
+if(data135 !== undefined){
+data135["xhigh"] = coerced138;
+}
+}
+}
+if(errors === _errs401){
+if(typeof data141 == "number"){
+if(data141 < 1 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data141}];
+return false;
+}
+}
+}
+var valid47 = _errs401 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data135.max !== undefined){
+let data142 = data135.max;
+const _errs403 = errors;
+if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
+let dataType139 = typeof data142;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 === "boolean" || data142 === null
+              || (dataType139 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
+coerced139 = +data142;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data142}];
+return false;
+}
+}
+if(coerced139 !== undefined){
+data142 = coerced139;
+if(data135 !== undefined){
+data135["max"] = coerced139;
+}
+}
+}
+if(errors === _errs403){
+if(typeof data142 == "number"){
+if(data142 < 1 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data142}];
+return false;
+}
+}
+}
+var valid47 = _errs403 === errors;
 }
 else {
 var valid47 = true;
@@ -6764,48 +6940,48 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data135}];
 return false;
 }
 }
-var valid42 = _errs380 === errors;
+var valid42 = _errs388 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data126.levels !== undefined){
-let data139 = data126.levels;
-const _errs397 = errors;
-if(errors === _errs397){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs399 = errors;
-for(const key29 in data139){
+if(data130.levels !== undefined){
+let data143 = data130.levels;
+const _errs405 = errors;
+if(errors === _errs405){
+if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
+const _errs407 = errors;
+for(const key29 in data143){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data143}];
 return false;
 break;
 }
 }
-if(_errs399 === errors){
-if(data139.none !== undefined){
-let data140 = data139.none;
-const _errs400 = errors;
-const _errs401 = errors;
+if(_errs407 === errors){
+if(data143.none !== undefined){
+let data144 = data143.none;
+const _errs408 = errors;
+const _errs409 = errors;
 let valid49 = false;
-const _errs402 = errors;
-if(typeof data140 !== "string"){
-let dataType136 = typeof data140;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data140;
+const _errs410 = errors;
+if(typeof data144 !== "string"){
+let dataType140 = typeof data144;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data144;
 }
-else if(data140 === null){
-coerced136 = "";
+else if(data144 === null){
+coerced140 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data140};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data144};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6815,15 +6991,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data140 = coerced136;
-if(data139 !== undefined){
-data139["none"] = coerced136;
+if(coerced140 !== undefined){
+data144 = coerced140;
+if(data143 !== undefined){
+data143["none"] = coerced140;
 }
 }
 }
-if("minimal" !== data140){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data140};
+if("minimal" !== data144){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data144};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6832,22 +7008,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs402 === errors;
+var _valid12 = _errs410 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs404 = errors;
-if(typeof data140 !== "string"){
-let dataType137 = typeof data140;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data140;
+const _errs412 = errors;
+if(typeof data144 !== "string"){
+let dataType141 = typeof data144;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data144;
 }
-else if(data140 === null){
-coerced137 = "";
+else if(data144 === null){
+coerced141 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data140};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data144};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6857,15 +7033,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["none"] = coerced137;
+if(coerced141 !== undefined){
+data144 = coerced141;
+if(data143 !== undefined){
+data143["none"] = coerced141;
 }
 }
 }
-if("low" !== data140){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data140};
+if("low" !== data144){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data144};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6874,22 +7050,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs404 === errors;
+var _valid12 = _errs412 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs406 = errors;
-if(typeof data140 !== "string"){
-let dataType138 = typeof data140;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data140;
+const _errs414 = errors;
+if(typeof data144 !== "string"){
+let dataType142 = typeof data144;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data144;
 }
-else if(data140 === null){
-coerced138 = "";
+else if(data144 === null){
+coerced142 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data140};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data144};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6899,15 +7075,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data140 = coerced138;
-if(data139 !== undefined){
-data139["none"] = coerced138;
+if(coerced142 !== undefined){
+data144 = coerced142;
+if(data143 !== undefined){
+data143["none"] = coerced142;
 }
 }
 }
-if("medium" !== data140){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data140};
+if("medium" !== data144){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data144};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6916,22 +7092,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs406 === errors;
+var _valid12 = _errs414 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs408 = errors;
-if(typeof data140 !== "string"){
-let dataType139 = typeof data140;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data140;
+const _errs416 = errors;
+if(typeof data144 !== "string"){
+let dataType143 = typeof data144;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data144;
 }
-else if(data140 === null){
-coerced139 = "";
+else if(data144 === null){
+coerced143 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data140};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data144};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6941,15 +7117,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data140 = coerced139;
-if(data139 !== undefined){
-data139["none"] = coerced139;
+if(coerced143 !== undefined){
+data144 = coerced143;
+if(data143 !== undefined){
+data143["none"] = coerced143;
 }
 }
 }
-if("high" !== data140){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data140};
+if("high" !== data144){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data144};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6958,22 +7134,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs408 === errors;
+var _valid12 = _errs416 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs410 = errors;
-if(typeof data140 !== "string"){
-let dataType140 = typeof data140;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data140;
+const _errs418 = errors;
+if(typeof data144 !== "string"){
+let dataType144 = typeof data144;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data144;
 }
-else if(data140 === null){
-coerced140 = "";
+else if(data144 === null){
+coerced144 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data140};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data144};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6983,15 +7159,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data140 = coerced140;
-if(data139 !== undefined){
-data139["none"] = coerced140;
+if(coerced144 !== undefined){
+data144 = coerced144;
+if(data143 !== undefined){
+data143["none"] = coerced144;
 }
 }
 }
-if("xhigh" !== data140){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data140};
+if("xhigh" !== data144){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data144};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7000,22 +7176,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs410 === errors;
+var _valid12 = _errs418 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs412 = errors;
-if(typeof data140 !== "string"){
-let dataType141 = typeof data140;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data140;
+const _errs420 = errors;
+if(typeof data144 !== "string"){
+let dataType145 = typeof data144;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data144;
 }
-else if(data140 === null){
-coerced141 = "";
+else if(data144 === null){
+coerced145 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data140};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data144};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7025,15 +7201,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data140 = coerced141;
-if(data139 !== undefined){
-data139["none"] = coerced141;
+if(coerced145 !== undefined){
+data144 = coerced145;
+if(data143 !== undefined){
+data143["none"] = coerced145;
 }
 }
 }
-if("max" !== data140){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data140};
+if("max" !== data144){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data144};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7042,7 +7218,7 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs412 === errors;
+var _valid12 = _errs420 === errors;
 valid49 = valid49 || _valid12;
 }
 }
@@ -7050,7 +7226,7 @@ valid49 = valid49 || _valid12;
 }
 }
 if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data140};
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data144};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7062,40 +7238,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs401;
+errors = _errs409;
 if(vErrors !== null){
-if(_errs401){
-vErrors.length = _errs401;
+if(_errs409){
+vErrors.length = _errs409;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs400 === errors;
+var valid48 = _errs408 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data139.minimal !== undefined){
-let data141 = data139.minimal;
-const _errs414 = errors;
-const _errs415 = errors;
+if(data143.minimal !== undefined){
+let data145 = data143.minimal;
+const _errs422 = errors;
+const _errs423 = errors;
 let valid50 = false;
-const _errs416 = errors;
-if(typeof data141 !== "string"){
-let dataType142 = typeof data141;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data141;
+const _errs424 = errors;
+if(typeof data145 !== "string"){
+let dataType146 = typeof data145;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data145;
 }
-else if(data141 === null){
-coerced142 = "";
+else if(data145 === null){
+coerced146 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data141};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7105,15 +7281,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data141 = coerced142;
-if(data139 !== undefined){
-data139["minimal"] = coerced142;
+if(coerced146 !== undefined){
+data145 = coerced146;
+if(data143 !== undefined){
+data143["minimal"] = coerced146;
 }
 }
 }
-if("minimal" !== data141){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data141};
+if("minimal" !== data145){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7122,22 +7298,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs416 === errors;
+var _valid13 = _errs424 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs418 = errors;
-if(typeof data141 !== "string"){
-let dataType143 = typeof data141;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data141;
+const _errs426 = errors;
+if(typeof data145 !== "string"){
+let dataType147 = typeof data145;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data145;
 }
-else if(data141 === null){
-coerced143 = "";
+else if(data145 === null){
+coerced147 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data141};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7147,15 +7323,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data141 = coerced143;
-if(data139 !== undefined){
-data139["minimal"] = coerced143;
+if(coerced147 !== undefined){
+data145 = coerced147;
+if(data143 !== undefined){
+data143["minimal"] = coerced147;
 }
 }
 }
-if("low" !== data141){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data141};
+if("low" !== data145){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7164,22 +7340,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs418 === errors;
+var _valid13 = _errs426 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs420 = errors;
-if(typeof data141 !== "string"){
-let dataType144 = typeof data141;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data141;
+const _errs428 = errors;
+if(typeof data145 !== "string"){
+let dataType148 = typeof data145;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data145;
 }
-else if(data141 === null){
-coerced144 = "";
+else if(data145 === null){
+coerced148 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data141};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7189,15 +7365,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data141 = coerced144;
-if(data139 !== undefined){
-data139["minimal"] = coerced144;
+if(coerced148 !== undefined){
+data145 = coerced148;
+if(data143 !== undefined){
+data143["minimal"] = coerced148;
 }
 }
 }
-if("medium" !== data141){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data141};
+if("medium" !== data145){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7206,22 +7382,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs420 === errors;
+var _valid13 = _errs428 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs422 = errors;
-if(typeof data141 !== "string"){
-let dataType145 = typeof data141;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data141;
+const _errs430 = errors;
+if(typeof data145 !== "string"){
+let dataType149 = typeof data145;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data145;
 }
-else if(data141 === null){
-coerced145 = "";
+else if(data145 === null){
+coerced149 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data141};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7231,15 +7407,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data141 = coerced145;
-if(data139 !== undefined){
-data139["minimal"] = coerced145;
+if(coerced149 !== undefined){
+data145 = coerced149;
+if(data143 !== undefined){
+data143["minimal"] = coerced149;
 }
 }
 }
-if("high" !== data141){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data141};
+if("high" !== data145){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7248,22 +7424,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs422 === errors;
+var _valid13 = _errs430 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs424 = errors;
-if(typeof data141 !== "string"){
-let dataType146 = typeof data141;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data141;
+const _errs432 = errors;
+if(typeof data145 !== "string"){
+let dataType150 = typeof data145;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data145;
 }
-else if(data141 === null){
-coerced146 = "";
+else if(data145 === null){
+coerced150 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data141};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7273,15 +7449,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data141 = coerced146;
-if(data139 !== undefined){
-data139["minimal"] = coerced146;
+if(coerced150 !== undefined){
+data145 = coerced150;
+if(data143 !== undefined){
+data143["minimal"] = coerced150;
 }
 }
 }
-if("xhigh" !== data141){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data141};
+if("xhigh" !== data145){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7290,22 +7466,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs424 === errors;
+var _valid13 = _errs432 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs426 = errors;
-if(typeof data141 !== "string"){
-let dataType147 = typeof data141;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data141;
+const _errs434 = errors;
+if(typeof data145 !== "string"){
+let dataType151 = typeof data145;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data145;
 }
-else if(data141 === null){
-coerced147 = "";
+else if(data145 === null){
+coerced151 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data141};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data145};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7315,15 +7491,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data141 = coerced147;
-if(data139 !== undefined){
-data139["minimal"] = coerced147;
+if(coerced151 !== undefined){
+data145 = coerced151;
+if(data143 !== undefined){
+data143["minimal"] = coerced151;
 }
 }
 }
-if("max" !== data141){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data141};
+if("max" !== data145){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data145};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7332,7 +7508,7 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs426 === errors;
+var _valid13 = _errs434 === errors;
 valid50 = valid50 || _valid13;
 }
 }
@@ -7340,7 +7516,7 @@ valid50 = valid50 || _valid13;
 }
 }
 if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data141};
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data145};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7352,40 +7528,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs415;
+errors = _errs423;
 if(vErrors !== null){
-if(_errs415){
-vErrors.length = _errs415;
+if(_errs423){
+vErrors.length = _errs423;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs414 === errors;
+var valid48 = _errs422 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data139.low !== undefined){
-let data142 = data139.low;
-const _errs428 = errors;
-const _errs429 = errors;
+if(data143.low !== undefined){
+let data146 = data143.low;
+const _errs436 = errors;
+const _errs437 = errors;
 let valid51 = false;
-const _errs430 = errors;
-if(typeof data142 !== "string"){
-let dataType148 = typeof data142;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data142;
+const _errs438 = errors;
+if(typeof data146 !== "string"){
+let dataType152 = typeof data146;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data146;
 }
-else if(data142 === null){
-coerced148 = "";
+else if(data146 === null){
+coerced152 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data142};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data146};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7395,15 +7571,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data142 = coerced148;
-if(data139 !== undefined){
-data139["low"] = coerced148;
+if(coerced152 !== undefined){
+data146 = coerced152;
+if(data143 !== undefined){
+data143["low"] = coerced152;
 }
 }
 }
-if("minimal" !== data142){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data142};
+if("minimal" !== data146){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data146};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7412,22 +7588,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs430 === errors;
+var _valid14 = _errs438 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs432 = errors;
-if(typeof data142 !== "string"){
-let dataType149 = typeof data142;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data142;
+const _errs440 = errors;
+if(typeof data146 !== "string"){
+let dataType153 = typeof data146;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data146;
 }
-else if(data142 === null){
-coerced149 = "";
+else if(data146 === null){
+coerced153 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data142};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data146};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7437,15 +7613,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data142 = coerced149;
-if(data139 !== undefined){
-data139["low"] = coerced149;
+if(coerced153 !== undefined){
+data146 = coerced153;
+if(data143 !== undefined){
+data143["low"] = coerced153;
 }
 }
 }
-if("low" !== data142){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data142};
+if("low" !== data146){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data146};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7454,22 +7630,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs432 === errors;
+var _valid14 = _errs440 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs434 = errors;
-if(typeof data142 !== "string"){
-let dataType150 = typeof data142;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data142;
+const _errs442 = errors;
+if(typeof data146 !== "string"){
+let dataType154 = typeof data146;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data146;
 }
-else if(data142 === null){
-coerced150 = "";
+else if(data146 === null){
+coerced154 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data142};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data146};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7479,15 +7655,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data142 = coerced150;
-if(data139 !== undefined){
-data139["low"] = coerced150;
+if(coerced154 !== undefined){
+data146 = coerced154;
+if(data143 !== undefined){
+data143["low"] = coerced154;
 }
 }
 }
-if("medium" !== data142){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data142};
+if("medium" !== data146){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data146};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7496,22 +7672,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs434 === errors;
+var _valid14 = _errs442 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs436 = errors;
-if(typeof data142 !== "string"){
-let dataType151 = typeof data142;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data142;
+const _errs444 = errors;
+if(typeof data146 !== "string"){
+let dataType155 = typeof data146;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data146;
 }
-else if(data142 === null){
-coerced151 = "";
+else if(data146 === null){
+coerced155 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data142};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data146};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7521,15 +7697,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data142 = coerced151;
-if(data139 !== undefined){
-data139["low"] = coerced151;
+if(coerced155 !== undefined){
+data146 = coerced155;
+if(data143 !== undefined){
+data143["low"] = coerced155;
 }
 }
 }
-if("high" !== data142){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data142};
+if("high" !== data146){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data146};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7538,22 +7714,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs436 === errors;
+var _valid14 = _errs444 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs438 = errors;
-if(typeof data142 !== "string"){
-let dataType152 = typeof data142;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data142;
+const _errs446 = errors;
+if(typeof data146 !== "string"){
+let dataType156 = typeof data146;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data146;
 }
-else if(data142 === null){
-coerced152 = "";
+else if(data146 === null){
+coerced156 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data142};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data146};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7563,15 +7739,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data142 = coerced152;
-if(data139 !== undefined){
-data139["low"] = coerced152;
+if(coerced156 !== undefined){
+data146 = coerced156;
+if(data143 !== undefined){
+data143["low"] = coerced156;
 }
 }
 }
-if("xhigh" !== data142){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data142};
+if("xhigh" !== data146){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data146};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7580,22 +7756,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs438 === errors;
+var _valid14 = _errs446 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs440 = errors;
-if(typeof data142 !== "string"){
-let dataType153 = typeof data142;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data142;
+const _errs448 = errors;
+if(typeof data146 !== "string"){
+let dataType157 = typeof data146;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data146;
 }
-else if(data142 === null){
-coerced153 = "";
+else if(data146 === null){
+coerced157 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data142};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data146};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7605,15 +7781,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data142 = coerced153;
-if(data139 !== undefined){
-data139["low"] = coerced153;
+if(coerced157 !== undefined){
+data146 = coerced157;
+if(data143 !== undefined){
+data143["low"] = coerced157;
 }
 }
 }
-if("max" !== data142){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data142};
+if("max" !== data146){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data146};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7622,7 +7798,7 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs440 === errors;
+var _valid14 = _errs448 === errors;
 valid51 = valid51 || _valid14;
 }
 }
@@ -7630,7 +7806,7 @@ valid51 = valid51 || _valid14;
 }
 }
 if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data142};
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data146};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7642,40 +7818,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs429;
+errors = _errs437;
 if(vErrors !== null){
-if(_errs429){
-vErrors.length = _errs429;
+if(_errs437){
+vErrors.length = _errs437;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs428 === errors;
+var valid48 = _errs436 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data139.medium !== undefined){
-let data143 = data139.medium;
-const _errs442 = errors;
-const _errs443 = errors;
+if(data143.medium !== undefined){
+let data147 = data143.medium;
+const _errs450 = errors;
+const _errs451 = errors;
 let valid52 = false;
-const _errs444 = errors;
-if(typeof data143 !== "string"){
-let dataType154 = typeof data143;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data143;
+const _errs452 = errors;
+if(typeof data147 !== "string"){
+let dataType158 = typeof data147;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data147;
 }
-else if(data143 === null){
-coerced154 = "";
+else if(data147 === null){
+coerced158 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data143};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data147};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7685,15 +7861,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data143 = coerced154;
-if(data139 !== undefined){
-data139["medium"] = coerced154;
+if(coerced158 !== undefined){
+data147 = coerced158;
+if(data143 !== undefined){
+data143["medium"] = coerced158;
 }
 }
 }
-if("minimal" !== data143){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data143};
+if("minimal" !== data147){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data147};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7702,22 +7878,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs444 === errors;
+var _valid15 = _errs452 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs446 = errors;
-if(typeof data143 !== "string"){
-let dataType155 = typeof data143;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data143;
+const _errs454 = errors;
+if(typeof data147 !== "string"){
+let dataType159 = typeof data147;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data147;
 }
-else if(data143 === null){
-coerced155 = "";
+else if(data147 === null){
+coerced159 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data143};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7727,15 +7903,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data143 = coerced155;
-if(data139 !== undefined){
-data139["medium"] = coerced155;
+if(coerced159 !== undefined){
+data147 = coerced159;
+if(data143 !== undefined){
+data143["medium"] = coerced159;
 }
 }
 }
-if("low" !== data143){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data143};
+if("low" !== data147){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7744,22 +7920,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs446 === errors;
+var _valid15 = _errs454 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs448 = errors;
-if(typeof data143 !== "string"){
-let dataType156 = typeof data143;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data143;
+const _errs456 = errors;
+if(typeof data147 !== "string"){
+let dataType160 = typeof data147;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data147;
 }
-else if(data143 === null){
-coerced156 = "";
+else if(data147 === null){
+coerced160 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data143};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data147};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7769,15 +7945,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data143 = coerced156;
-if(data139 !== undefined){
-data139["medium"] = coerced156;
+if(coerced160 !== undefined){
+data147 = coerced160;
+if(data143 !== undefined){
+data143["medium"] = coerced160;
 }
 }
 }
-if("medium" !== data143){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data143};
+if("medium" !== data147){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data147};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7786,22 +7962,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs448 === errors;
+var _valid15 = _errs456 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs450 = errors;
-if(typeof data143 !== "string"){
-let dataType157 = typeof data143;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data143;
+const _errs458 = errors;
+if(typeof data147 !== "string"){
+let dataType161 = typeof data147;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data147;
 }
-else if(data143 === null){
-coerced157 = "";
+else if(data147 === null){
+coerced161 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data143};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data147};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7811,15 +7987,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data143 = coerced157;
-if(data139 !== undefined){
-data139["medium"] = coerced157;
+if(coerced161 !== undefined){
+data147 = coerced161;
+if(data143 !== undefined){
+data143["medium"] = coerced161;
 }
 }
 }
-if("high" !== data143){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data143};
+if("high" !== data147){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data147};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -7828,22 +8004,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs450 === errors;
+var _valid15 = _errs458 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs452 = errors;
-if(typeof data143 !== "string"){
-let dataType158 = typeof data143;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data143;
+const _errs460 = errors;
+if(typeof data147 !== "string"){
+let dataType162 = typeof data147;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data147;
 }
-else if(data143 === null){
-coerced158 = "";
+else if(data147 === null){
+coerced162 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data143};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data147};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -7853,15 +8029,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data143 = coerced158;
-if(data139 !== undefined){
-data139["medium"] = coerced158;
+if(coerced162 !== undefined){
+data147 = coerced162;
+if(data143 !== undefined){
+data143["medium"] = coerced162;
 }
 }
 }
-if("xhigh" !== data143){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data143};
+if("xhigh" !== data147){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data147};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -7870,22 +8046,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs452 === errors;
+var _valid15 = _errs460 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs454 = errors;
-if(typeof data143 !== "string"){
-let dataType159 = typeof data143;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data143;
+const _errs462 = errors;
+if(typeof data147 !== "string"){
+let dataType163 = typeof data147;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data147;
 }
-else if(data143 === null){
-coerced159 = "";
+else if(data147 === null){
+coerced163 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data143};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data147};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -7895,15 +8071,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data143 = coerced159;
-if(data139 !== undefined){
-data139["medium"] = coerced159;
+if(coerced163 !== undefined){
+data147 = coerced163;
+if(data143 !== undefined){
+data143["medium"] = coerced163;
 }
 }
 }
-if("max" !== data143){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data143};
+if("max" !== data147){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data147};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -7912,7 +8088,7 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs454 === errors;
+var _valid15 = _errs462 === errors;
 valid52 = valid52 || _valid15;
 }
 }
@@ -7920,7 +8096,7 @@ valid52 = valid52 || _valid15;
 }
 }
 if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data143};
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data147};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -7932,40 +8108,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs443;
+errors = _errs451;
 if(vErrors !== null){
-if(_errs443){
-vErrors.length = _errs443;
+if(_errs451){
+vErrors.length = _errs451;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs442 === errors;
+var valid48 = _errs450 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data139.high !== undefined){
-let data144 = data139.high;
-const _errs456 = errors;
-const _errs457 = errors;
+if(data143.high !== undefined){
+let data148 = data143.high;
+const _errs464 = errors;
+const _errs465 = errors;
 let valid53 = false;
-const _errs458 = errors;
-if(typeof data144 !== "string"){
-let dataType160 = typeof data144;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data144;
+const _errs466 = errors;
+if(typeof data148 !== "string"){
+let dataType164 = typeof data148;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data148;
 }
-else if(data144 === null){
-coerced160 = "";
+else if(data148 === null){
+coerced164 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data144};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -7975,15 +8151,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data144 = coerced160;
-if(data139 !== undefined){
-data139["high"] = coerced160;
+if(coerced164 !== undefined){
+data148 = coerced164;
+if(data143 !== undefined){
+data143["high"] = coerced164;
 }
 }
 }
-if("minimal" !== data144){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data144};
+if("minimal" !== data148){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -7992,22 +8168,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs458 === errors;
+var _valid16 = _errs466 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs460 = errors;
-if(typeof data144 !== "string"){
-let dataType161 = typeof data144;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data144;
+const _errs468 = errors;
+if(typeof data148 !== "string"){
+let dataType165 = typeof data148;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data148;
 }
-else if(data144 === null){
-coerced161 = "";
+else if(data148 === null){
+coerced165 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data144};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8017,15 +8193,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data144 = coerced161;
-if(data139 !== undefined){
-data139["high"] = coerced161;
+if(coerced165 !== undefined){
+data148 = coerced165;
+if(data143 !== undefined){
+data143["high"] = coerced165;
 }
 }
 }
-if("low" !== data144){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data144};
+if("low" !== data148){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8034,22 +8210,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs460 === errors;
+var _valid16 = _errs468 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs462 = errors;
-if(typeof data144 !== "string"){
-let dataType162 = typeof data144;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data144;
+const _errs470 = errors;
+if(typeof data148 !== "string"){
+let dataType166 = typeof data148;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data148;
 }
-else if(data144 === null){
-coerced162 = "";
+else if(data148 === null){
+coerced166 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data144};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8059,15 +8235,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data144 = coerced162;
-if(data139 !== undefined){
-data139["high"] = coerced162;
+if(coerced166 !== undefined){
+data148 = coerced166;
+if(data143 !== undefined){
+data143["high"] = coerced166;
 }
 }
 }
-if("medium" !== data144){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data144};
+if("medium" !== data148){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8076,22 +8252,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs462 === errors;
+var _valid16 = _errs470 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs464 = errors;
-if(typeof data144 !== "string"){
-let dataType163 = typeof data144;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data144;
+const _errs472 = errors;
+if(typeof data148 !== "string"){
+let dataType167 = typeof data148;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data148;
 }
-else if(data144 === null){
-coerced163 = "";
+else if(data148 === null){
+coerced167 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data144};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8101,15 +8277,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data144 = coerced163;
-if(data139 !== undefined){
-data139["high"] = coerced163;
+if(coerced167 !== undefined){
+data148 = coerced167;
+if(data143 !== undefined){
+data143["high"] = coerced167;
 }
 }
 }
-if("high" !== data144){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data144};
+if("high" !== data148){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8118,22 +8294,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs464 === errors;
+var _valid16 = _errs472 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs466 = errors;
-if(typeof data144 !== "string"){
-let dataType164 = typeof data144;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data144;
+const _errs474 = errors;
+if(typeof data148 !== "string"){
+let dataType168 = typeof data148;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data148;
 }
-else if(data144 === null){
-coerced164 = "";
+else if(data148 === null){
+coerced168 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data144};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8143,15 +8319,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data144 = coerced164;
-if(data139 !== undefined){
-data139["high"] = coerced164;
+if(coerced168 !== undefined){
+data148 = coerced168;
+if(data143 !== undefined){
+data143["high"] = coerced168;
 }
 }
 }
-if("xhigh" !== data144){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data144};
+if("xhigh" !== data148){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8160,22 +8336,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs466 === errors;
+var _valid16 = _errs474 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs468 = errors;
-if(typeof data144 !== "string"){
-let dataType165 = typeof data144;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data144;
+const _errs476 = errors;
+if(typeof data148 !== "string"){
+let dataType169 = typeof data148;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data148;
 }
-else if(data144 === null){
-coerced165 = "";
+else if(data148 === null){
+coerced169 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data144};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8185,15 +8361,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data144 = coerced165;
-if(data139 !== undefined){
-data139["high"] = coerced165;
+if(coerced169 !== undefined){
+data148 = coerced169;
+if(data143 !== undefined){
+data143["high"] = coerced169;
 }
 }
 }
-if("max" !== data144){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data144};
+if("max" !== data148){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8202,7 +8378,7 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs468 === errors;
+var _valid16 = _errs476 === errors;
 valid53 = valid53 || _valid16;
 }
 }
@@ -8210,7 +8386,7 @@ valid53 = valid53 || _valid16;
 }
 }
 if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data144};
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data148};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8222,40 +8398,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs457;
+errors = _errs465;
 if(vErrors !== null){
-if(_errs457){
-vErrors.length = _errs457;
+if(_errs465){
+vErrors.length = _errs465;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs456 === errors;
+var valid48 = _errs464 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data139.xhigh !== undefined){
-let data145 = data139.xhigh;
-const _errs470 = errors;
-const _errs471 = errors;
+if(data143.xhigh !== undefined){
+let data149 = data143.xhigh;
+const _errs478 = errors;
+const _errs479 = errors;
 let valid54 = false;
-const _errs472 = errors;
-if(typeof data145 !== "string"){
-let dataType166 = typeof data145;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data145;
+const _errs480 = errors;
+if(typeof data149 !== "string"){
+let dataType170 = typeof data149;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data149;
 }
-else if(data145 === null){
-coerced166 = "";
+else if(data149 === null){
+coerced170 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data145};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8265,15 +8441,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data145 = coerced166;
-if(data139 !== undefined){
-data139["xhigh"] = coerced166;
+if(coerced170 !== undefined){
+data149 = coerced170;
+if(data143 !== undefined){
+data143["xhigh"] = coerced170;
 }
 }
 }
-if("minimal" !== data145){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data145};
+if("minimal" !== data149){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8282,22 +8458,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs472 === errors;
+var _valid17 = _errs480 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs474 = errors;
-if(typeof data145 !== "string"){
-let dataType167 = typeof data145;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data145;
+const _errs482 = errors;
+if(typeof data149 !== "string"){
+let dataType171 = typeof data149;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data149;
 }
-else if(data145 === null){
-coerced167 = "";
+else if(data149 === null){
+coerced171 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data145};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8307,15 +8483,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data145 = coerced167;
-if(data139 !== undefined){
-data139["xhigh"] = coerced167;
+if(coerced171 !== undefined){
+data149 = coerced171;
+if(data143 !== undefined){
+data143["xhigh"] = coerced171;
 }
 }
 }
-if("low" !== data145){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data145};
+if("low" !== data149){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8324,22 +8500,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs474 === errors;
+var _valid17 = _errs482 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs476 = errors;
-if(typeof data145 !== "string"){
-let dataType168 = typeof data145;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data145;
+const _errs484 = errors;
+if(typeof data149 !== "string"){
+let dataType172 = typeof data149;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data149;
 }
-else if(data145 === null){
-coerced168 = "";
+else if(data149 === null){
+coerced172 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data145};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8349,15 +8525,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data145 = coerced168;
-if(data139 !== undefined){
-data139["xhigh"] = coerced168;
+if(coerced172 !== undefined){
+data149 = coerced172;
+if(data143 !== undefined){
+data143["xhigh"] = coerced172;
 }
 }
 }
-if("medium" !== data145){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data145};
+if("medium" !== data149){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8366,22 +8542,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs476 === errors;
+var _valid17 = _errs484 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs478 = errors;
-if(typeof data145 !== "string"){
-let dataType169 = typeof data145;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data145;
+const _errs486 = errors;
+if(typeof data149 !== "string"){
+let dataType173 = typeof data149;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data149;
 }
-else if(data145 === null){
-coerced169 = "";
+else if(data149 === null){
+coerced173 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data145};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8391,15 +8567,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data145 = coerced169;
-if(data139 !== undefined){
-data139["xhigh"] = coerced169;
+if(coerced173 !== undefined){
+data149 = coerced173;
+if(data143 !== undefined){
+data143["xhigh"] = coerced173;
 }
 }
 }
-if("high" !== data145){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data145};
+if("high" !== data149){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8408,22 +8584,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs478 === errors;
+var _valid17 = _errs486 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs480 = errors;
-if(typeof data145 !== "string"){
-let dataType170 = typeof data145;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data145;
+const _errs488 = errors;
+if(typeof data149 !== "string"){
+let dataType174 = typeof data149;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data149;
 }
-else if(data145 === null){
-coerced170 = "";
+else if(data149 === null){
+coerced174 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data145};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8433,15 +8609,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data145 = coerced170;
-if(data139 !== undefined){
-data139["xhigh"] = coerced170;
+if(coerced174 !== undefined){
+data149 = coerced174;
+if(data143 !== undefined){
+data143["xhigh"] = coerced174;
 }
 }
 }
-if("xhigh" !== data145){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data145};
+if("xhigh" !== data149){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8450,22 +8626,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs480 === errors;
+var _valid17 = _errs488 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs482 = errors;
-if(typeof data145 !== "string"){
-let dataType171 = typeof data145;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data145;
+const _errs490 = errors;
+if(typeof data149 !== "string"){
+let dataType175 = typeof data149;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data149;
 }
-else if(data145 === null){
-coerced171 = "";
+else if(data149 === null){
+coerced175 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data145};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data149};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8475,15 +8651,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data145 = coerced171;
-if(data139 !== undefined){
-data139["xhigh"] = coerced171;
+if(coerced175 !== undefined){
+data149 = coerced175;
+if(data143 !== undefined){
+data143["xhigh"] = coerced175;
 }
 }
 }
-if("max" !== data145){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data145};
+if("max" !== data149){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data149};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8492,7 +8668,7 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs482 === errors;
+var _valid17 = _errs490 === errors;
 valid54 = valid54 || _valid17;
 }
 }
@@ -8500,7 +8676,7 @@ valid54 = valid54 || _valid17;
 }
 }
 if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data145};
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data149};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8512,40 +8688,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs471;
+errors = _errs479;
 if(vErrors !== null){
-if(_errs471){
-vErrors.length = _errs471;
+if(_errs479){
+vErrors.length = _errs479;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs470 === errors;
+var valid48 = _errs478 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data139.max !== undefined){
-let data146 = data139.max;
-const _errs484 = errors;
-const _errs485 = errors;
+if(data143.max !== undefined){
+let data150 = data143.max;
+const _errs492 = errors;
+const _errs493 = errors;
 let valid55 = false;
-const _errs486 = errors;
-if(typeof data146 !== "string"){
-let dataType172 = typeof data146;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data146;
+const _errs494 = errors;
+if(typeof data150 !== "string"){
+let dataType176 = typeof data150;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data150;
 }
-else if(data146 === null){
-coerced172 = "";
+else if(data150 === null){
+coerced176 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data146};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8555,15 +8731,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data146 = coerced172;
-if(data139 !== undefined){
-data139["max"] = coerced172;
+if(coerced176 !== undefined){
+data150 = coerced176;
+if(data143 !== undefined){
+data143["max"] = coerced176;
 }
 }
 }
-if("minimal" !== data146){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data146};
+if("minimal" !== data150){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8572,22 +8748,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs486 === errors;
+var _valid18 = _errs494 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs488 = errors;
-if(typeof data146 !== "string"){
-let dataType173 = typeof data146;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data146;
+const _errs496 = errors;
+if(typeof data150 !== "string"){
+let dataType177 = typeof data150;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data150;
 }
-else if(data146 === null){
-coerced173 = "";
+else if(data150 === null){
+coerced177 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data146};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8597,15 +8773,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data146 = coerced173;
-if(data139 !== undefined){
-data139["max"] = coerced173;
+if(coerced177 !== undefined){
+data150 = coerced177;
+if(data143 !== undefined){
+data143["max"] = coerced177;
 }
 }
 }
-if("low" !== data146){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data146};
+if("low" !== data150){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8614,22 +8790,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs488 === errors;
+var _valid18 = _errs496 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs490 = errors;
-if(typeof data146 !== "string"){
-let dataType174 = typeof data146;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data146;
+const _errs498 = errors;
+if(typeof data150 !== "string"){
+let dataType178 = typeof data150;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data150;
 }
-else if(data146 === null){
-coerced174 = "";
+else if(data150 === null){
+coerced178 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data146};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8639,15 +8815,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data146 = coerced174;
-if(data139 !== undefined){
-data139["max"] = coerced174;
+if(coerced178 !== undefined){
+data150 = coerced178;
+if(data143 !== undefined){
+data143["max"] = coerced178;
 }
 }
 }
-if("medium" !== data146){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data146};
+if("medium" !== data150){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8656,22 +8832,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs490 === errors;
+var _valid18 = _errs498 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs492 = errors;
-if(typeof data146 !== "string"){
-let dataType175 = typeof data146;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data146;
+const _errs500 = errors;
+if(typeof data150 !== "string"){
+let dataType179 = typeof data150;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data150;
 }
-else if(data146 === null){
-coerced175 = "";
+else if(data150 === null){
+coerced179 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data146};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8681,15 +8857,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data146 = coerced175;
-if(data139 !== undefined){
-data139["max"] = coerced175;
+if(coerced179 !== undefined){
+data150 = coerced179;
+if(data143 !== undefined){
+data143["max"] = coerced179;
 }
 }
 }
-if("high" !== data146){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data146};
+if("high" !== data150){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8698,22 +8874,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs492 === errors;
+var _valid18 = _errs500 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs494 = errors;
-if(typeof data146 !== "string"){
-let dataType176 = typeof data146;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data146;
+const _errs502 = errors;
+if(typeof data150 !== "string"){
+let dataType180 = typeof data150;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data150;
 }
-else if(data146 === null){
-coerced176 = "";
+else if(data150 === null){
+coerced180 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data146};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -8723,15 +8899,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data146 = coerced176;
-if(data139 !== undefined){
-data139["max"] = coerced176;
+if(coerced180 !== undefined){
+data150 = coerced180;
+if(data143 !== undefined){
+data143["max"] = coerced180;
 }
 }
 }
-if("xhigh" !== data146){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data146};
+if("xhigh" !== data150){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -8740,22 +8916,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs494 === errors;
+var _valid18 = _errs502 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs496 = errors;
-if(typeof data146 !== "string"){
-let dataType177 = typeof data146;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data146;
+const _errs504 = errors;
+if(typeof data150 !== "string"){
+let dataType181 = typeof data150;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data150;
 }
-else if(data146 === null){
-coerced177 = "";
+else if(data150 === null){
+coerced181 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data146};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -8765,15 +8941,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data146 = coerced177;
-if(data139 !== undefined){
-data139["max"] = coerced177;
+if(coerced181 !== undefined){
+data150 = coerced181;
+if(data143 !== undefined){
+data143["max"] = coerced181;
 }
 }
 }
-if("max" !== data146){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data146};
+if("max" !== data150){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -8782,7 +8958,7 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs496 === errors;
+var _valid18 = _errs504 === errors;
 valid55 = valid55 || _valid18;
 }
 }
@@ -8790,7 +8966,7 @@ valid55 = valid55 || _valid18;
 }
 }
 if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data146};
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data150};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -8802,17 +8978,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs485;
+errors = _errs493;
 if(vErrors !== null){
-if(_errs485){
-vErrors.length = _errs485;
+if(_errs493){
+vErrors.length = _errs493;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs484 === errors;
+var valid48 = _errs492 === errors;
 }
 else {
 var valid48 = true;
@@ -8826,48 +9002,48 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data143}];
 return false;
 }
 }
-var valid42 = _errs397 === errors;
+var valid42 = _errs405 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data126.answer_tokens !== undefined){
-let data147 = data126.answer_tokens;
-const _errs498 = errors;
-if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
-let dataType178 = typeof data147;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 === "boolean" || data147 === null
-              || (dataType178 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
-coerced178 = +data147;
+if(data130.answer_tokens !== undefined){
+let data151 = data130.answer_tokens;
+const _errs506 = errors;
+if(!((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151)))){
+let dataType182 = typeof data151;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 === "boolean" || data151 === null
+              || (dataType182 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
+coerced182 = +data151;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data151}];
 return false;
 }
 }
-if(coerced178 !== undefined){
-data147 = coerced178;
-if(data126 !== undefined){
-data126["answer_tokens"] = coerced178;
+if(coerced182 !== undefined){
+data151 = coerced182;
+if(data130 !== undefined){
+data130["answer_tokens"] = coerced182;
 }
 }
 }
-if(errors === _errs498){
-if(typeof data147 == "number"){
-if(data147 < 1 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data147}];
+if(errors === _errs506){
+if(typeof data151 == "number"){
+if(data151 < 1 || isNaN(data151)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data151}];
 return false;
 }
 }
 }
-var valid42 = _errs498 === errors;
+var valid42 = _errs506 === errors;
 }
 else {
 var valid42 = true;
@@ -8881,186 +9057,38 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data130}];
 return false;
 }
 }
-var valid41 = _errs337 === errors;
+var valid41 = _errs345 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.pricing !== undefined){
-let data148 = data119.pricing;
-const _errs500 = errors;
-if(errors === _errs500){
-if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+if(data123.pricing !== undefined){
+let data152 = data123.pricing;
+const _errs508 = errors;
+if(errors === _errs508){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
 let missing6;
-if(((data148.input === undefined) && (missing6 = "input")) || ((data148.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data148}];
+if(((data152.input === undefined) && (missing6 = "input")) || ((data152.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data152}];
 return false;
 }
 else {
-const _errs502 = errors;
-for(const key30 in data148){
+const _errs510 = errors;
+for(const key30 in data152){
 if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data152}];
 return false;
 break;
 }
 }
-if(_errs502 === errors){
-if(data148.input !== undefined){
-let data149 = data148.input;
-const _errs503 = errors;
-if(!(typeof data149 == "number")){
-let dataType179 = typeof data149;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "boolean" || data149 === null
-              || (dataType179 == "string" && data149 && data149 == +data149)){
-coerced179 = +data149;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data149}];
-return false;
-}
-}
-if(coerced179 !== undefined){
-data149 = coerced179;
-if(data148 !== undefined){
-data148["input"] = coerced179;
-}
-}
-}
-if(errors === _errs503){
-if(typeof data149 == "number"){
-if(data149 < 0 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data149}];
-return false;
-}
-}
-}
-var valid56 = _errs503 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data148.output !== undefined){
-let data150 = data148.output;
-const _errs505 = errors;
-if(!(typeof data150 == "number")){
-let dataType180 = typeof data150;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "boolean" || data150 === null
-              || (dataType180 == "string" && data150 && data150 == +data150)){
-coerced180 = +data150;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data150}];
-return false;
-}
-}
-if(coerced180 !== undefined){
-data150 = coerced180;
-if(data148 !== undefined){
-data148["output"] = coerced180;
-}
-}
-}
-if(errors === _errs505){
-if(typeof data150 == "number"){
-if(data150 < 0 || isNaN(data150)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data150}];
-return false;
-}
-}
-}
-var valid56 = _errs505 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data148.cached_input !== undefined){
-let data151 = data148.cached_input;
-const _errs507 = errors;
-if(!(typeof data151 == "number")){
-let dataType181 = typeof data151;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "boolean" || data151 === null
-              || (dataType181 == "string" && data151 && data151 == +data151)){
-coerced181 = +data151;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data151}];
-return false;
-}
-}
-if(coerced181 !== undefined){
-data151 = coerced181;
-if(data148 !== undefined){
-data148["cached_input"] = coerced181;
-}
-}
-}
-if(errors === _errs507){
-if(typeof data151 == "number"){
-if(data151 < 0 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data151}];
-return false;
-}
-}
-}
-var valid56 = _errs507 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data148.cache_write !== undefined){
-let data152 = data148.cache_write;
-const _errs509 = errors;
-if(!(typeof data152 == "number")){
-let dataType182 = typeof data152;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "boolean" || data152 === null
-              || (dataType182 == "string" && data152 && data152 == +data152)){
-coerced182 = +data152;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data152}];
-return false;
-}
-}
-if(coerced182 !== undefined){
-data152 = coerced182;
-if(data148 !== undefined){
-data148["cache_write"] = coerced182;
-}
-}
-}
-if(errors === _errs509){
-if(typeof data152 == "number"){
-if(data152 < 0 || isNaN(data152)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data152}];
-return false;
-}
-}
-}
-var valid56 = _errs509 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data148.cache_write_1h !== undefined){
-let data153 = data148.cache_write_1h;
+if(_errs510 === errors){
+if(data152.input !== undefined){
+let data153 = data152.input;
 const _errs511 = errors;
 if(!(typeof data153 == "number")){
 let dataType183 = typeof data153;
@@ -9071,21 +9099,21 @@ if(dataType183 == "boolean" || data153 === null
 coerced183 = +data153;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data153}];
 return false;
 }
 }
 if(coerced183 !== undefined){
 data153 = coerced183;
-if(data148 !== undefined){
-data148["cache_write_1h"] = coerced183;
+if(data152 !== undefined){
+data152["input"] = coerced183;
 }
 }
 }
 if(errors === _errs511){
 if(typeof data153 == "number"){
 if(data153 < 0 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data153}];
 return false;
 }
 }
@@ -9096,8 +9124,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data148.reasoning !== undefined){
-let data154 = data148.reasoning;
+if(data152.output !== undefined){
+let data154 = data152.output;
 const _errs513 = errors;
 if(!(typeof data154 == "number")){
 let dataType184 = typeof data154;
@@ -9108,26 +9136,174 @@ if(dataType184 == "boolean" || data154 === null
 coerced184 = +data154;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data154}];
 return false;
 }
 }
 if(coerced184 !== undefined){
 data154 = coerced184;
-if(data148 !== undefined){
-data148["reasoning"] = coerced184;
+if(data152 !== undefined){
+data152["output"] = coerced184;
 }
 }
 }
 if(errors === _errs513){
 if(typeof data154 == "number"){
 if(data154 < 0 || isNaN(data154)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data154}];
 return false;
 }
 }
 }
 var valid56 = _errs513 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.cached_input !== undefined){
+let data155 = data152.cached_input;
+const _errs515 = errors;
+if(!(typeof data155 == "number")){
+let dataType185 = typeof data155;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "boolean" || data155 === null
+              || (dataType185 == "string" && data155 && data155 == +data155)){
+coerced185 = +data155;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data155}];
+return false;
+}
+}
+if(coerced185 !== undefined){
+data155 = coerced185;
+if(data152 !== undefined){
+data152["cached_input"] = coerced185;
+}
+}
+}
+if(errors === _errs515){
+if(typeof data155 == "number"){
+if(data155 < 0 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data155}];
+return false;
+}
+}
+}
+var valid56 = _errs515 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.cache_write !== undefined){
+let data156 = data152.cache_write;
+const _errs517 = errors;
+if(!(typeof data156 == "number")){
+let dataType186 = typeof data156;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "boolean" || data156 === null
+              || (dataType186 == "string" && data156 && data156 == +data156)){
+coerced186 = +data156;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data156}];
+return false;
+}
+}
+if(coerced186 !== undefined){
+data156 = coerced186;
+if(data152 !== undefined){
+data152["cache_write"] = coerced186;
+}
+}
+}
+if(errors === _errs517){
+if(typeof data156 == "number"){
+if(data156 < 0 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data156}];
+return false;
+}
+}
+}
+var valid56 = _errs517 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.cache_write_1h !== undefined){
+let data157 = data152.cache_write_1h;
+const _errs519 = errors;
+if(!(typeof data157 == "number")){
+let dataType187 = typeof data157;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "boolean" || data157 === null
+              || (dataType187 == "string" && data157 && data157 == +data157)){
+coerced187 = +data157;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data157}];
+return false;
+}
+}
+if(coerced187 !== undefined){
+data157 = coerced187;
+if(data152 !== undefined){
+data152["cache_write_1h"] = coerced187;
+}
+}
+}
+if(errors === _errs519){
+if(typeof data157 == "number"){
+if(data157 < 0 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data157}];
+return false;
+}
+}
+}
+var valid56 = _errs519 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data152.reasoning !== undefined){
+let data158 = data152.reasoning;
+const _errs521 = errors;
+if(!(typeof data158 == "number")){
+let dataType188 = typeof data158;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "boolean" || data158 === null
+              || (dataType188 == "string" && data158 && data158 == +data158)){
+coerced188 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data158}];
+return false;
+}
+}
+if(coerced188 !== undefined){
+data158 = coerced188;
+if(data152 !== undefined){
+data152["reasoning"] = coerced188;
+}
+}
+}
+if(errors === _errs521){
+if(typeof data158 == "number"){
+if(data158 < 0 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data158}];
+return false;
+}
+}
+}
+var valid56 = _errs521 === errors;
 }
 else {
 var valid56 = true;
@@ -9141,137 +9317,137 @@ var valid56 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data152}];
 return false;
 }
 }
-var valid41 = _errs500 === errors;
+var valid41 = _errs508 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.priced_features !== undefined){
-let data155 = data119.priced_features;
-const _errs515 = errors;
-if(errors === _errs515){
-if(data155 && typeof data155 == "object" && !Array.isArray(data155)){
-const _errs517 = errors;
-for(const key31 in data155){
+if(data123.priced_features !== undefined){
+let data159 = data123.priced_features;
+const _errs523 = errors;
+if(errors === _errs523){
+if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+const _errs525 = errors;
+for(const key31 in data159){
 if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data159}];
 return false;
 break;
 }
 }
-if(_errs517 === errors){
-if(data155.server_tools !== undefined){
-let data156 = data155.server_tools;
-const _errs518 = errors;
-if(errors === _errs518){
-if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
-if(Object.keys(data156).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data156}];
+if(_errs525 === errors){
+if(data159.server_tools !== undefined){
+let data160 = data159.server_tools;
+const _errs526 = errors;
+if(errors === _errs526){
+if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
+if(Object.keys(data160).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data160}];
 return false;
 }
 else {
 var valid58 = true;
-for(const key32 in data156){
+for(const key32 in data160){
 if(pattern6.test(key32)){
-let data157 = data156[key32];
-const _errs520 = errors;
-if(errors === _errs520){
-if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
+let data161 = data160[key32];
+const _errs528 = errors;
+if(errors === _errs528){
+if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
 let missing7;
-if((data157.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data157}];
+if((data161.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
 return false;
 }
 else {
-const _errs522 = errors;
-for(const key33 in data157){
+const _errs530 = errors;
+for(const key33 in data161){
 if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
 return false;
 break;
 }
 }
-if(_errs522 === errors){
-if(data157.usd_per_call !== undefined){
-let data158 = data157.usd_per_call;
-const _errs523 = errors;
-if(!(typeof data158 == "number")){
-let dataType185 = typeof data158;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "boolean" || data158 === null
-              || (dataType185 == "string" && data158 && data158 == +data158)){
-coerced185 = +data158;
+if(_errs530 === errors){
+if(data161.usd_per_call !== undefined){
+let data162 = data161.usd_per_call;
+const _errs531 = errors;
+if(!(typeof data162 == "number")){
+let dataType189 = typeof data162;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "boolean" || data162 === null
+              || (dataType189 == "string" && data162 && data162 == +data162)){
+coerced189 = +data162;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data162}];
 return false;
 }
 }
-if(coerced185 !== undefined){
-data158 = coerced185;
-if(data157 !== undefined){
-data157["usd_per_call"] = coerced185;
+if(coerced189 !== undefined){
+data162 = coerced189;
+if(data161 !== undefined){
+data161["usd_per_call"] = coerced189;
 }
 }
 }
-if(errors === _errs523){
-if(typeof data158 == "number"){
-if(data158 < 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data158}];
+if(errors === _errs531){
+if(typeof data162 == "number"){
+if(data162 < 0 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data162}];
 return false;
 }
 }
 }
-var valid59 = _errs523 === errors;
+var valid59 = _errs531 === errors;
 }
 else {
 var valid59 = true;
 }
 if(valid59){
-if(data157.max_calls !== undefined){
-let data159 = data157.max_calls;
-const _errs525 = errors;
-if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
-let dataType186 = typeof data159;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data159 === null
-              || (dataType186 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
-coerced186 = +data159;
+if(data161.max_calls !== undefined){
+let data163 = data161.max_calls;
+const _errs533 = errors;
+if(!((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163)))){
+let dataType190 = typeof data163;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 === "boolean" || data163 === null
+              || (dataType190 === "string" && data163 && data163 == +data163 && !(data163 % 1))){
+coerced190 = +data163;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data163}];
 return false;
 }
 }
-if(coerced186 !== undefined){
-data159 = coerced186;
-if(data157 !== undefined){
-data157["max_calls"] = coerced186;
+if(coerced190 !== undefined){
+data163 = coerced190;
+if(data161 !== undefined){
+data161["max_calls"] = coerced190;
 }
 }
 }
-if(errors === _errs525){
-if(typeof data159 == "number"){
-if(data159 > 1000 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data159}];
+if(errors === _errs533){
+if(typeof data163 == "number"){
+if(data163 > 1000 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data163}];
 return false;
 }
 else {
-if(data159 < 1 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data159}];
+if(data163 < 1 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data163}];
 return false;
 }
 }
 }
 }
-var valid59 = _errs525 === errors;
+var valid59 = _errs533 === errors;
 }
 else {
 var valid59 = true;
@@ -9281,11 +9457,11 @@ var valid59 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
 return false;
 }
 }
-var valid58 = _errs520 === errors;
+var valid58 = _errs528 === errors;
 if(!valid58){
 break;
 }
@@ -9294,218 +9470,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data160}];
 return false;
 }
 }
-var valid57 = _errs518 === errors;
+var valid57 = _errs526 === errors;
 }
 else {
 var valid57 = true;
 }
 if(valid57){
-if(data155.service_tiers !== undefined){
-let data160 = data155.service_tiers;
-const _errs527 = errors;
-if(errors === _errs527){
-if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
-if(Object.keys(data160).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data160}];
+if(data159.service_tiers !== undefined){
+let data164 = data159.service_tiers;
+const _errs535 = errors;
+if(errors === _errs535){
+if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
+if(Object.keys(data164).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data164}];
 return false;
 }
 else {
 var valid60 = true;
-for(const key34 in data160){
+for(const key34 in data164){
 if(pattern6.test(key34)){
-let data161 = data160[key34];
-const _errs529 = errors;
-if(errors === _errs529){
-if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
-let missing8;
-if((data161.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
-return false;
-}
-else {
-const _errs531 = errors;
-for(const key35 in data161){
-if(!(key35 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
-return false;
-break;
-}
-}
-if(_errs531 === errors){
-if(data161.pricing !== undefined){
-let data162 = data161.pricing;
-const _errs532 = errors;
-if(errors === _errs532){
-if(data162 && typeof data162 == "object" && !Array.isArray(data162)){
-let missing9;
-if(((data162.input === undefined) && (missing9 = "input")) || ((data162.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data162}];
-return false;
-}
-else {
-const _errs534 = errors;
-for(const key36 in data162){
-if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data162}];
-return false;
-break;
-}
-}
-if(_errs534 === errors){
-if(data162.input !== undefined){
-let data163 = data162.input;
-const _errs535 = errors;
-if(!(typeof data163 == "number")){
-let dataType187 = typeof data163;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data163 === null
-              || (dataType187 == "string" && data163 && data163 == +data163)){
-coerced187 = +data163;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data163}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data163 = coerced187;
-if(data162 !== undefined){
-data162["input"] = coerced187;
-}
-}
-}
-if(errors === _errs535){
-if(typeof data163 == "number"){
-if(data163 < 0 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data163}];
-return false;
-}
-}
-}
-var valid62 = _errs535 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data162.output !== undefined){
-let data164 = data162.output;
+let data165 = data164[key34];
 const _errs537 = errors;
-if(!(typeof data164 == "number")){
-let dataType188 = typeof data164;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "boolean" || data164 === null
-              || (dataType188 == "string" && data164 && data164 == +data164)){
-coerced188 = +data164;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data164}];
-return false;
-}
-}
-if(coerced188 !== undefined){
-data164 = coerced188;
-if(data162 !== undefined){
-data162["output"] = coerced188;
-}
-}
-}
 if(errors === _errs537){
-if(typeof data164 == "number"){
-if(data164 < 0 || isNaN(data164)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data164}];
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+let missing8;
+if((data165.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
 return false;
 }
-}
-}
-var valid62 = _errs537 === errors;
-}
 else {
-var valid62 = true;
-}
-if(valid62){
-if(data162.cached_input !== undefined){
-let data165 = data162.cached_input;
 const _errs539 = errors;
-if(!(typeof data165 == "number")){
-let dataType189 = typeof data165;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "boolean" || data165 === null
-              || (dataType189 == "string" && data165 && data165 == +data165)){
-coerced189 = +data165;
+for(const key35 in data165){
+if(!(key35 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
+return false;
+break;
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data165}];
+}
+if(_errs539 === errors){
+if(data165.pricing !== undefined){
+let data166 = data165.pricing;
+const _errs540 = errors;
+if(errors === _errs540){
+if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
+let missing9;
+if(((data166.input === undefined) && (missing9 = "input")) || ((data166.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data166}];
 return false;
 }
-}
-if(coerced189 !== undefined){
-data165 = coerced189;
-if(data162 !== undefined){
-data162["cached_input"] = coerced189;
-}
-}
-}
-if(errors === _errs539){
-if(typeof data165 == "number"){
-if(data165 < 0 || isNaN(data165)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data165}];
-return false;
-}
-}
-}
-var valid62 = _errs539 === errors;
-}
 else {
-var valid62 = true;
-}
-if(valid62){
-if(data162.cache_write !== undefined){
-let data166 = data162.cache_write;
-const _errs541 = errors;
-if(!(typeof data166 == "number")){
-let dataType190 = typeof data166;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "boolean" || data166 === null
-              || (dataType190 == "string" && data166 && data166 == +data166)){
-coerced190 = +data166;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data166}];
+const _errs542 = errors;
+for(const key36 in data166){
+if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data166}];
 return false;
+break;
 }
 }
-if(coerced190 !== undefined){
-data166 = coerced190;
-if(data162 !== undefined){
-data162["cache_write"] = coerced190;
-}
-}
-}
-if(errors === _errs541){
-if(typeof data166 == "number"){
-if(data166 < 0 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data166}];
-return false;
-}
-}
-}
-var valid62 = _errs541 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data162.cache_write_1h !== undefined){
-let data167 = data162.cache_write_1h;
+if(_errs542 === errors){
+if(data166.input !== undefined){
+let data167 = data166.input;
 const _errs543 = errors;
 if(!(typeof data167 == "number")){
 let dataType191 = typeof data167;
@@ -9516,21 +9544,21 @@ if(dataType191 == "boolean" || data167 === null
 coerced191 = +data167;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data167}];
 return false;
 }
 }
 if(coerced191 !== undefined){
 data167 = coerced191;
-if(data162 !== undefined){
-data162["cache_write_1h"] = coerced191;
+if(data166 !== undefined){
+data166["input"] = coerced191;
 }
 }
 }
 if(errors === _errs543){
 if(typeof data167 == "number"){
 if(data167 < 0 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data167}];
 return false;
 }
 }
@@ -9541,8 +9569,8 @@ else {
 var valid62 = true;
 }
 if(valid62){
-if(data162.reasoning !== undefined){
-let data168 = data162.reasoning;
+if(data166.output !== undefined){
+let data168 = data166.output;
 const _errs545 = errors;
 if(!(typeof data168 == "number")){
 let dataType192 = typeof data168;
@@ -9553,26 +9581,174 @@ if(dataType192 == "boolean" || data168 === null
 coerced192 = +data168;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data168}];
 return false;
 }
 }
 if(coerced192 !== undefined){
 data168 = coerced192;
-if(data162 !== undefined){
-data162["reasoning"] = coerced192;
+if(data166 !== undefined){
+data166["output"] = coerced192;
 }
 }
 }
 if(errors === _errs545){
 if(typeof data168 == "number"){
 if(data168 < 0 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data168}];
 return false;
 }
 }
 }
 var valid62 = _errs545 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data166.cached_input !== undefined){
+let data169 = data166.cached_input;
+const _errs547 = errors;
+if(!(typeof data169 == "number")){
+let dataType193 = typeof data169;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "boolean" || data169 === null
+              || (dataType193 == "string" && data169 && data169 == +data169)){
+coerced193 = +data169;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data169}];
+return false;
+}
+}
+if(coerced193 !== undefined){
+data169 = coerced193;
+if(data166 !== undefined){
+data166["cached_input"] = coerced193;
+}
+}
+}
+if(errors === _errs547){
+if(typeof data169 == "number"){
+if(data169 < 0 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data169}];
+return false;
+}
+}
+}
+var valid62 = _errs547 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data166.cache_write !== undefined){
+let data170 = data166.cache_write;
+const _errs549 = errors;
+if(!(typeof data170 == "number")){
+let dataType194 = typeof data170;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "boolean" || data170 === null
+              || (dataType194 == "string" && data170 && data170 == +data170)){
+coerced194 = +data170;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data170}];
+return false;
+}
+}
+if(coerced194 !== undefined){
+data170 = coerced194;
+if(data166 !== undefined){
+data166["cache_write"] = coerced194;
+}
+}
+}
+if(errors === _errs549){
+if(typeof data170 == "number"){
+if(data170 < 0 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data170}];
+return false;
+}
+}
+}
+var valid62 = _errs549 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data166.cache_write_1h !== undefined){
+let data171 = data166.cache_write_1h;
+const _errs551 = errors;
+if(!(typeof data171 == "number")){
+let dataType195 = typeof data171;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "boolean" || data171 === null
+              || (dataType195 == "string" && data171 && data171 == +data171)){
+coerced195 = +data171;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data171}];
+return false;
+}
+}
+if(coerced195 !== undefined){
+data171 = coerced195;
+if(data166 !== undefined){
+data166["cache_write_1h"] = coerced195;
+}
+}
+}
+if(errors === _errs551){
+if(typeof data171 == "number"){
+if(data171 < 0 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data171}];
+return false;
+}
+}
+}
+var valid62 = _errs551 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data166.reasoning !== undefined){
+let data172 = data166.reasoning;
+const _errs553 = errors;
+if(!(typeof data172 == "number")){
+let dataType196 = typeof data172;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "boolean" || data172 === null
+              || (dataType196 == "string" && data172 && data172 == +data172)){
+coerced196 = +data172;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data172}];
+return false;
+}
+}
+if(coerced196 !== undefined){
+data172 = coerced196;
+if(data166 !== undefined){
+data166["reasoning"] = coerced196;
+}
+}
+}
+if(errors === _errs553){
+if(typeof data172 == "number"){
+if(data172 < 0 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data172}];
+return false;
+}
+}
+}
+var valid62 = _errs553 === errors;
 }
 else {
 var valid62 = true;
@@ -9586,7 +9762,7 @@ var valid62 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data166}];
 return false;
 }
 }
@@ -9595,11 +9771,11 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
 return false;
 }
 }
-var valid60 = _errs529 === errors;
+var valid60 = _errs537 === errors;
 if(!valid60){
 break;
 }
@@ -9608,218 +9784,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data164}];
 return false;
 }
 }
-var valid57 = _errs527 === errors;
+var valid57 = _errs535 === errors;
 }
 else {
 var valid57 = true;
 }
 if(valid57){
-if(data155.betas !== undefined){
-let data169 = data155.betas;
-const _errs547 = errors;
-if(errors === _errs547){
-if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-if(Object.keys(data169).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data169}];
+if(data159.betas !== undefined){
+let data173 = data159.betas;
+const _errs555 = errors;
+if(errors === _errs555){
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+if(Object.keys(data173).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data173}];
 return false;
 }
 else {
 var valid63 = true;
-for(const key37 in data169){
+for(const key37 in data173){
 if(pattern6.test(key37)){
-let data170 = data169[key37];
-const _errs549 = errors;
-if(errors === _errs549){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-let missing10;
-if((data170.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
-return false;
-}
-else {
-const _errs551 = errors;
-for(const key38 in data170){
-if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
-return false;
-break;
-}
-}
-if(_errs551 === errors){
-if(data170.pricing !== undefined){
-let data171 = data170.pricing;
-const _errs552 = errors;
-if(errors === _errs552){
-if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
-let missing11;
-if(((data171.input === undefined) && (missing11 = "input")) || ((data171.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
-return false;
-}
-else {
-const _errs554 = errors;
-for(const key39 in data171){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
-return false;
-break;
-}
-}
-if(_errs554 === errors){
-if(data171.input !== undefined){
-let data172 = data171.input;
-const _errs555 = errors;
-if(!(typeof data172 == "number")){
-let dataType193 = typeof data172;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data172 === null
-              || (dataType193 == "string" && data172 && data172 == +data172)){
-coerced193 = +data172;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data172}];
-return false;
-}
-}
-if(coerced193 !== undefined){
-data172 = coerced193;
-if(data171 !== undefined){
-data171["input"] = coerced193;
-}
-}
-}
-if(errors === _errs555){
-if(typeof data172 == "number"){
-if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data172}];
-return false;
-}
-}
-}
-var valid65 = _errs555 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data171.output !== undefined){
-let data173 = data171.output;
+let data174 = data173[key37];
 const _errs557 = errors;
-if(!(typeof data173 == "number")){
-let dataType194 = typeof data173;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "boolean" || data173 === null
-              || (dataType194 == "string" && data173 && data173 == +data173)){
-coerced194 = +data173;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data173}];
-return false;
-}
-}
-if(coerced194 !== undefined){
-data173 = coerced194;
-if(data171 !== undefined){
-data171["output"] = coerced194;
-}
-}
-}
 if(errors === _errs557){
-if(typeof data173 == "number"){
-if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data173}];
+if(data174 && typeof data174 == "object" && !Array.isArray(data174)){
+let missing10;
+if((data174.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
 return false;
 }
-}
-}
-var valid65 = _errs557 === errors;
-}
 else {
-var valid65 = true;
-}
-if(valid65){
-if(data171.cached_input !== undefined){
-let data174 = data171.cached_input;
 const _errs559 = errors;
-if(!(typeof data174 == "number")){
-let dataType195 = typeof data174;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "boolean" || data174 === null
-              || (dataType195 == "string" && data174 && data174 == +data174)){
-coerced195 = +data174;
+for(const key38 in data174){
+if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
+return false;
+break;
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data174}];
+}
+if(_errs559 === errors){
+if(data174.pricing !== undefined){
+let data175 = data174.pricing;
+const _errs560 = errors;
+if(errors === _errs560){
+if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
+let missing11;
+if(((data175.input === undefined) && (missing11 = "input")) || ((data175.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
 return false;
 }
-}
-if(coerced195 !== undefined){
-data174 = coerced195;
-if(data171 !== undefined){
-data171["cached_input"] = coerced195;
-}
-}
-}
-if(errors === _errs559){
-if(typeof data174 == "number"){
-if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data174}];
-return false;
-}
-}
-}
-var valid65 = _errs559 === errors;
-}
 else {
-var valid65 = true;
-}
-if(valid65){
-if(data171.cache_write !== undefined){
-let data175 = data171.cache_write;
-const _errs561 = errors;
-if(!(typeof data175 == "number")){
-let dataType196 = typeof data175;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "boolean" || data175 === null
-              || (dataType196 == "string" && data175 && data175 == +data175)){
-coerced196 = +data175;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data175}];
+const _errs562 = errors;
+for(const key39 in data175){
+if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
 return false;
+break;
 }
 }
-if(coerced196 !== undefined){
-data175 = coerced196;
-if(data171 !== undefined){
-data171["cache_write"] = coerced196;
-}
-}
-}
-if(errors === _errs561){
-if(typeof data175 == "number"){
-if(data175 < 0 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data175}];
-return false;
-}
-}
-}
-var valid65 = _errs561 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data171.cache_write_1h !== undefined){
-let data176 = data171.cache_write_1h;
+if(_errs562 === errors){
+if(data175.input !== undefined){
+let data176 = data175.input;
 const _errs563 = errors;
 if(!(typeof data176 == "number")){
 let dataType197 = typeof data176;
@@ -9830,21 +9858,21 @@ if(dataType197 == "boolean" || data176 === null
 coerced197 = +data176;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data176}];
 return false;
 }
 }
 if(coerced197 !== undefined){
 data176 = coerced197;
-if(data171 !== undefined){
-data171["cache_write_1h"] = coerced197;
+if(data175 !== undefined){
+data175["input"] = coerced197;
 }
 }
 }
 if(errors === _errs563){
 if(typeof data176 == "number"){
 if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data176}];
 return false;
 }
 }
@@ -9855,8 +9883,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data171.reasoning !== undefined){
-let data177 = data171.reasoning;
+if(data175.output !== undefined){
+let data177 = data175.output;
 const _errs565 = errors;
 if(!(typeof data177 == "number")){
 let dataType198 = typeof data177;
@@ -9867,26 +9895,174 @@ if(dataType198 == "boolean" || data177 === null
 coerced198 = +data177;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data177}];
 return false;
 }
 }
 if(coerced198 !== undefined){
 data177 = coerced198;
-if(data171 !== undefined){
-data171["reasoning"] = coerced198;
+if(data175 !== undefined){
+data175["output"] = coerced198;
 }
 }
 }
 if(errors === _errs565){
 if(typeof data177 == "number"){
 if(data177 < 0 || isNaN(data177)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data177}];
 return false;
 }
 }
 }
 var valid65 = _errs565 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data175.cached_input !== undefined){
+let data178 = data175.cached_input;
+const _errs567 = errors;
+if(!(typeof data178 == "number")){
+let dataType199 = typeof data178;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "boolean" || data178 === null
+              || (dataType199 == "string" && data178 && data178 == +data178)){
+coerced199 = +data178;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data178}];
+return false;
+}
+}
+if(coerced199 !== undefined){
+data178 = coerced199;
+if(data175 !== undefined){
+data175["cached_input"] = coerced199;
+}
+}
+}
+if(errors === _errs567){
+if(typeof data178 == "number"){
+if(data178 < 0 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data178}];
+return false;
+}
+}
+}
+var valid65 = _errs567 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data175.cache_write !== undefined){
+let data179 = data175.cache_write;
+const _errs569 = errors;
+if(!(typeof data179 == "number")){
+let dataType200 = typeof data179;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "boolean" || data179 === null
+              || (dataType200 == "string" && data179 && data179 == +data179)){
+coerced200 = +data179;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data179}];
+return false;
+}
+}
+if(coerced200 !== undefined){
+data179 = coerced200;
+if(data175 !== undefined){
+data175["cache_write"] = coerced200;
+}
+}
+}
+if(errors === _errs569){
+if(typeof data179 == "number"){
+if(data179 < 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data179}];
+return false;
+}
+}
+}
+var valid65 = _errs569 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data175.cache_write_1h !== undefined){
+let data180 = data175.cache_write_1h;
+const _errs571 = errors;
+if(!(typeof data180 == "number")){
+let dataType201 = typeof data180;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "boolean" || data180 === null
+              || (dataType201 == "string" && data180 && data180 == +data180)){
+coerced201 = +data180;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data180}];
+return false;
+}
+}
+if(coerced201 !== undefined){
+data180 = coerced201;
+if(data175 !== undefined){
+data175["cache_write_1h"] = coerced201;
+}
+}
+}
+if(errors === _errs571){
+if(typeof data180 == "number"){
+if(data180 < 0 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data180}];
+return false;
+}
+}
+}
+var valid65 = _errs571 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data175.reasoning !== undefined){
+let data181 = data175.reasoning;
+const _errs573 = errors;
+if(!(typeof data181 == "number")){
+let dataType202 = typeof data181;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "boolean" || data181 === null
+              || (dataType202 == "string" && data181 && data181 == +data181)){
+coerced202 = +data181;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data181}];
+return false;
+}
+}
+if(coerced202 !== undefined){
+data181 = coerced202;
+if(data175 !== undefined){
+data175["reasoning"] = coerced202;
+}
+}
+}
+if(errors === _errs573){
+if(typeof data181 == "number"){
+if(data181 < 0 || isNaN(data181)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data181}];
+return false;
+}
+}
+}
+var valid65 = _errs573 === errors;
 }
 else {
 var valid65 = true;
@@ -9900,48 +10076,48 @@ var valid65 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
 return false;
 }
 }
-var valid64 = _errs552 === errors;
+var valid64 = _errs560 === errors;
 }
 else {
 var valid64 = true;
 }
 if(valid64){
-if(data170.min_prompt_tokens !== undefined){
-let data178 = data170.min_prompt_tokens;
-const _errs567 = errors;
-if(!((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178)))){
-let dataType199 = typeof data178;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 === "boolean" || data178 === null
-              || (dataType199 === "string" && data178 && data178 == +data178 && !(data178 % 1))){
-coerced199 = +data178;
+if(data174.min_prompt_tokens !== undefined){
+let data182 = data174.min_prompt_tokens;
+const _errs575 = errors;
+if(!((typeof data182 == "number") && (!(data182 % 1) && !isNaN(data182)))){
+let dataType203 = typeof data182;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 === "boolean" || data182 === null
+              || (dataType203 === "string" && data182 && data182 == +data182 && !(data182 % 1))){
+coerced203 = +data182;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data178}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data182}];
 return false;
 }
 }
-if(coerced199 !== undefined){
-data178 = coerced199;
-if(data170 !== undefined){
-data170["min_prompt_tokens"] = coerced199;
+if(coerced203 !== undefined){
+data182 = coerced203;
+if(data174 !== undefined){
+data174["min_prompt_tokens"] = coerced203;
 }
 }
 }
-if(errors === _errs567){
-if(typeof data178 == "number"){
-if(data178 < 0 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data178}];
+if(errors === _errs575){
+if(typeof data182 == "number"){
+if(data182 < 0 || isNaN(data182)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data182}];
 return false;
 }
 }
 }
-var valid64 = _errs567 === errors;
+var valid64 = _errs575 === errors;
 }
 else {
 var valid64 = true;
@@ -9951,11 +10127,11 @@ var valid64 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
 return false;
 }
 }
-var valid63 = _errs549 === errors;
+var valid63 = _errs557 === errors;
 if(!valid63){
 break;
 }
@@ -9964,11 +10140,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data169}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data173}];
 return false;
 }
 }
-var valid57 = _errs547 === errors;
+var valid57 = _errs555 === errors;
 }
 else {
 var valid57 = true;
@@ -9978,195 +10154,195 @@ var valid57 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data159}];
 return false;
 }
 }
-var valid41 = _errs515 === errors;
+var valid41 = _errs523 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.routes !== undefined){
-let data179 = data119.routes;
-const _errs569 = errors;
-if(errors === _errs569){
-if(Array.isArray(data179)){
-if(data179.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data179}];
+if(data123.routes !== undefined){
+let data183 = data123.routes;
+const _errs577 = errors;
+if(errors === _errs577){
+if(Array.isArray(data183)){
+if(data183.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data183}];
 return false;
 }
 else {
 var valid66 = true;
-const len7 = data179.length;
+const len7 = data183.length;
 for(let i7=0; i7<len7; i7++){
-let data180 = data179[i7];
-const _errs571 = errors;
-if(errors === _errs571){
-if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+let data184 = data183[i7];
+const _errs579 = errors;
+if(errors === _errs579){
+if(data184 && typeof data184 == "object" && !Array.isArray(data184)){
 let missing12;
-if((data180.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data180}];
+if((data184.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data184}];
 return false;
 }
 else {
-const _errs573 = errors;
-for(const key40 in data180){
+const _errs581 = errors;
+for(const key40 in data184){
 if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data184}];
 return false;
 break;
 }
 }
-if(_errs573 === errors){
-if(data180.node !== undefined){
-let data181 = data180.node;
-const _errs574 = errors;
-if(typeof data181 !== "string"){
-let dataType200 = typeof data181;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "number" || dataType200 == "boolean"){
-coerced200 = "" + data181;
+if(_errs581 === errors){
+if(data184.node !== undefined){
+let data185 = data184.node;
+const _errs582 = errors;
+if(typeof data185 !== "string"){
+let dataType204 = typeof data185;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data185;
 }
-else if(data181 === null){
-coerced200 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data181}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data181 = coerced200;
-if(data180 !== undefined){
-data180["node"] = coerced200;
-}
-}
-}
-if(errors === _errs574){
-if(typeof data181 === "string"){
-if(func3(data181) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data181}];
-return false;
-}
-}
-}
-var valid67 = _errs574 === errors;
+else if(data185 === null){
+coerced204 = "";
 }
 else {
-var valid67 = true;
-}
-if(valid67){
-if(data180.model !== undefined){
-let data182 = data180.model;
-const _errs576 = errors;
-if(typeof data182 !== "string"){
-let dataType201 = typeof data182;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "number" || dataType201 == "boolean"){
-coerced201 = "" + data182;
-}
-else if(data182 === null){
-coerced201 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data185}];
 return false;
 }
 }
-if(coerced201 !== undefined){
-data182 = coerced201;
-if(data180 !== undefined){
-data180["model"] = coerced201;
+if(coerced204 !== undefined){
+data185 = coerced204;
+if(data184 !== undefined){
+data184["node"] = coerced204;
 }
 }
 }
-if(errors === _errs576){
-if(typeof data182 === "string"){
-if(func3(data182) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data182}];
+if(errors === _errs582){
+if(typeof data185 === "string"){
+if(func3(data185) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data185}];
 return false;
 }
 }
 }
-var valid67 = _errs576 === errors;
+var valid67 = _errs582 === errors;
 }
 else {
 var valid67 = true;
 }
 if(valid67){
-if(data180.weight !== undefined){
-let data183 = data180.weight;
-const _errs578 = errors;
-if(!(typeof data183 == "number")){
-let dataType202 = typeof data183;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data183 === null
-              || (dataType202 == "string" && data183 && data183 == +data183)){
-coerced202 = +data183;
+if(data184.model !== undefined){
+let data186 = data184.model;
+const _errs584 = errors;
+if(typeof data186 !== "string"){
+let dataType205 = typeof data186;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "number" || dataType205 == "boolean"){
+coerced205 = "" + data186;
+}
+else if(data186 === null){
+coerced205 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data186}];
 return false;
 }
 }
-if(coerced202 !== undefined){
-data183 = coerced202;
-if(data180 !== undefined){
-data180["weight"] = coerced202;
+if(coerced205 !== undefined){
+data186 = coerced205;
+if(data184 !== undefined){
+data184["model"] = coerced205;
 }
 }
 }
-if(errors === _errs578){
-if(typeof data183 == "number"){
-if(data183 <= 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data183}];
+if(errors === _errs584){
+if(typeof data186 === "string"){
+if(func3(data186) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data186}];
 return false;
 }
 }
 }
-var valid67 = _errs578 === errors;
+var valid67 = _errs584 === errors;
 }
 else {
 var valid67 = true;
 }
 if(valid67){
-if(data180.priority !== undefined){
-let data184 = data180.priority;
-const _errs580 = errors;
-if(!((typeof data184 == "number") && (!(data184 % 1) && !isNaN(data184)))){
-let dataType203 = typeof data184;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 === "boolean" || data184 === null
-              || (dataType203 === "string" && data184 && data184 == +data184 && !(data184 % 1))){
-coerced203 = +data184;
+if(data184.weight !== undefined){
+let data187 = data184.weight;
+const _errs586 = errors;
+if(!(typeof data187 == "number")){
+let dataType206 = typeof data187;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "boolean" || data187 === null
+              || (dataType206 == "string" && data187 && data187 == +data187)){
+coerced206 = +data187;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data187}];
 return false;
 }
 }
-if(coerced203 !== undefined){
-data184 = coerced203;
-if(data180 !== undefined){
-data180["priority"] = coerced203;
+if(coerced206 !== undefined){
+data187 = coerced206;
+if(data184 !== undefined){
+data184["weight"] = coerced206;
 }
 }
 }
-if(errors === _errs580){
-if(typeof data184 == "number"){
-if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data184}];
+if(errors === _errs586){
+if(typeof data187 == "number"){
+if(data187 <= 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data187}];
 return false;
 }
 }
 }
-var valid67 = _errs580 === errors;
+var valid67 = _errs586 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data184.priority !== undefined){
+let data188 = data184.priority;
+const _errs588 = errors;
+if(!((typeof data188 == "number") && (!(data188 % 1) && !isNaN(data188)))){
+let dataType207 = typeof data188;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 === "boolean" || data188 === null
+              || (dataType207 === "string" && data188 && data188 == +data188 && !(data188 % 1))){
+coerced207 = +data188;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data188}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data188 = coerced207;
+if(data184 !== undefined){
+data184["priority"] = coerced207;
+}
+}
+}
+if(errors === _errs588){
+if(typeof data188 == "number"){
+if(data188 < 0 || isNaN(data188)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data188}];
+return false;
+}
+}
+}
+var valid67 = _errs588 === errors;
 }
 else {
 var valid67 = true;
@@ -10178,11 +10354,11 @@ var valid67 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data184}];
 return false;
 }
 }
-var valid66 = _errs571 === errors;
+var valid66 = _errs579 === errors;
 if(!valid66){
 break;
 }
@@ -10190,11 +10366,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data183}];
 return false;
 }
 }
-var valid41 = _errs569 === errors;
+var valid41 = _errs577 === errors;
 }
 else {
 var valid41 = true;
@@ -10212,11 +10388,11 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data123}];
 return false;
 }
 }
-var valid40 = _errs322 === errors;
+var valid40 = _errs330 === errors;
 if(!valid40){
 break;
 }
@@ -10224,336 +10400,111 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data122}];
 return false;
 }
 }
-var valid0 = _errs320 === errors;
+var valid0 = _errs328 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data185 = data.accounts;
-const _errs582 = errors;
-if(errors === _errs582){
-if(Array.isArray(data185)){
+let data189 = data.accounts;
+const _errs590 = errors;
+if(errors === _errs590){
+if(Array.isArray(data189)){
 var valid68 = true;
-const len8 = data185.length;
+const len8 = data189.length;
 for(let i8=0; i8<len8; i8++){
-let data186 = data185[i8];
-const _errs584 = errors;
-if(errors === _errs584){
-if(data186 && typeof data186 == "object" && !Array.isArray(data186)){
+let data190 = data189[i8];
+const _errs592 = errors;
+if(errors === _errs592){
+if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
 let missing13;
-if((data186.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data186}];
+if((data190.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data190}];
 return false;
 }
 else {
-const _errs586 = errors;
-for(const key41 in data186){
+const _errs594 = errors;
+for(const key41 in data190){
 if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data190}];
 return false;
 break;
 }
 }
-if(_errs586 === errors){
-if(data186.id !== undefined){
-let data187 = data186.id;
-const _errs587 = errors;
-if(typeof data187 !== "string"){
-let dataType204 = typeof data187;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "number" || dataType204 == "boolean"){
-coerced204 = "" + data187;
-}
-else if(data187 === null){
-coerced204 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data187}];
-return false;
-}
-}
-if(coerced204 !== undefined){
-data187 = coerced204;
-if(data186 !== undefined){
-data186["id"] = coerced204;
-}
-}
-}
-if(errors === _errs587){
-if(typeof data187 === "string"){
-if(func3(data187) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data187}];
-return false;
-}
-else {
-if(!pattern9.test(data187)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data187}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs587 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data186.name !== undefined){
-let data188 = data186.name;
-const _errs589 = errors;
-if(typeof data188 !== "string"){
-let dataType205 = typeof data188;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "number" || dataType205 == "boolean"){
-coerced205 = "" + data188;
-}
-else if(data188 === null){
-coerced205 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data188}];
-return false;
-}
-}
-if(coerced205 !== undefined){
-data188 = coerced205;
-if(data186 !== undefined){
-data186["name"] = coerced205;
-}
-}
-}
-var valid69 = _errs589 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data186.balance !== undefined){
-let data189 = data186.balance;
-const _errs591 = errors;
-if(!(typeof data189 == "number")){
-let dataType206 = typeof data189;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data189 === null
-              || (dataType206 == "string" && data189 && data189 == +data189)){
-coerced206 = +data189;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data189}];
-return false;
-}
-}
-if(coerced206 !== undefined){
-data189 = coerced206;
-if(data186 !== undefined){
-data186["balance"] = coerced206;
-}
-}
-}
-var valid69 = _errs591 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data186.allowed_models !== undefined){
-let data190 = data186.allowed_models;
-const _errs593 = errors;
-if(errors === _errs593){
-if(Array.isArray(data190)){
-var valid70 = true;
-const len9 = data190.length;
-for(let i9=0; i9<len9; i9++){
-let data191 = data190[i9];
+if(_errs594 === errors){
+if(data190.id !== undefined){
+let data191 = data190.id;
 const _errs595 = errors;
 if(typeof data191 !== "string"){
-let dataType207 = typeof data191;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data191;
+let dataType208 = typeof data191;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data191;
 }
 else if(data191 === null){
-coerced207 = "";
+coerced208 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data191}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data191}];
 return false;
 }
 }
-if(coerced207 !== undefined){
-data191 = coerced207;
+if(coerced208 !== undefined){
+data191 = coerced208;
 if(data190 !== undefined){
-data190[i9] = coerced207;
+data190["id"] = coerced208;
 }
 }
 }
 if(errors === _errs595){
 if(typeof data191 === "string"){
 if(func3(data191) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data191}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data191}];
 return false;
-}
-}
-}
-var valid70 = _errs595 === errors;
-if(!valid70){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data190}];
+if(!pattern9.test(data191)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data191}];
 return false;
 }
 }
-var valid69 = _errs593 === errors;
+}
+}
+var valid69 = _errs595 === errors;
 }
 else {
 var valid69 = true;
 }
 if(valid69){
-if(data186.limits !== undefined){
-let data192 = data186.limits;
+if(data190.name !== undefined){
+let data192 = data190.name;
 const _errs597 = errors;
-if(errors === _errs597){
-if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
-const _errs599 = errors;
-for(const key42 in data192){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data192}];
-return false;
-break;
-}
-}
-if(_errs599 === errors){
-if(data192.rpm !== undefined){
-let data193 = data192.rpm;
-const _errs600 = errors;
-if(!((typeof data193 == "number") && (!(data193 % 1) && !isNaN(data193)))){
-let dataType208 = typeof data193;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 === "boolean" || data193 === null
-              || (dataType208 === "string" && data193 && data193 == +data193 && !(data193 % 1))){
-coerced208 = +data193;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data193}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data193 = coerced208;
-if(data192 !== undefined){
-data192["rpm"] = coerced208;
-}
-}
-}
-if(errors === _errs600){
-if(typeof data193 == "number"){
-if(data193 < 1 || isNaN(data193)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data193}];
-return false;
-}
-}
-}
-var valid71 = _errs600 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data192.rps !== undefined){
-let data194 = data192.rps;
-const _errs602 = errors;
-if(!((typeof data194 == "number") && (!(data194 % 1) && !isNaN(data194)))){
-let dataType209 = typeof data194;
+if(typeof data192 !== "string"){
+let dataType209 = typeof data192;
 let coerced209 = undefined;
 if(!(coerced209 !== undefined)){
-if(dataType209 === "boolean" || data194 === null
-              || (dataType209 === "string" && data194 && data194 == +data194 && !(data194 % 1))){
-coerced209 = +data194;
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data192;
+}
+else if(data192 === null){
+coerced209 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data192}];
 return false;
 }
 }
 if(coerced209 !== undefined){
-data194 = coerced209;
-if(data192 !== undefined){
-data192["rps"] = coerced209;
+data192 = coerced209;
+if(data190 !== undefined){
+data190["name"] = coerced209;
 }
-}
-}
-if(errors === _errs602){
-if(typeof data194 == "number"){
-if(data194 < 1 || isNaN(data194)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data194}];
-return false;
-}
-}
-}
-var valid71 = _errs602 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data192.tpm !== undefined){
-let data195 = data192.tpm;
-const _errs604 = errors;
-if(!((typeof data195 == "number") && (!(data195 % 1) && !isNaN(data195)))){
-let dataType210 = typeof data195;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 === "boolean" || data195 === null
-              || (dataType210 === "string" && data195 && data195 == +data195 && !(data195 % 1))){
-coerced210 = +data195;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data195}];
-return false;
-}
-}
-if(coerced210 !== undefined){
-data195 = coerced210;
-if(data192 !== undefined){
-data192["tpm"] = coerced210;
-}
-}
-}
-if(errors === _errs604){
-if(typeof data195 == "number"){
-if(data195 < 1 || isNaN(data195)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data195}];
-return false;
-}
-}
-}
-var valid71 = _errs604 === errors;
-}
-else {
-var valid71 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data192}];
-return false;
 }
 }
 var valid69 = _errs597 === errors;
@@ -10562,68 +10513,293 @@ else {
 var valid69 = true;
 }
 if(valid69){
-if(data186.policy !== undefined){
-let data196 = data186.policy;
-const _errs606 = errors;
-if(errors === _errs606){
-if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
-const _errs608 = errors;
-for(const key43 in data196){
-if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data196}];
-return false;
-break;
-}
-}
-if(_errs608 === errors){
-if(data196.streaming !== undefined){
-let data197 = data196.streaming;
-const _errs609 = errors;
-if(typeof data197 !== "boolean"){
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(data197 === "false" || data197 === 0 || data197 === null){
-coerced211 = false;
-}
-else if(data197 === "true" || data197 === 1){
-coerced211 = true;
+if(data190.balance !== undefined){
+let data193 = data190.balance;
+const _errs599 = errors;
+if(!(typeof data193 == "number")){
+let dataType210 = typeof data193;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "boolean" || data193 === null
+              || (dataType210 == "string" && data193 && data193 == +data193)){
+coerced210 = +data193;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data193}];
+return false;
+}
+}
+if(coerced210 !== undefined){
+data193 = coerced210;
+if(data190 !== undefined){
+data190["balance"] = coerced210;
+}
+}
+}
+var valid69 = _errs599 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data190.allowed_models !== undefined){
+let data194 = data190.allowed_models;
+const _errs601 = errors;
+if(errors === _errs601){
+if(Array.isArray(data194)){
+var valid70 = true;
+const len9 = data194.length;
+for(let i9=0; i9<len9; i9++){
+let data195 = data194[i9];
+const _errs603 = errors;
+if(typeof data195 !== "string"){
+let dataType211 = typeof data195;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data195;
+}
+else if(data195 === null){
+coerced211 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data195}];
 return false;
 }
 }
 if(coerced211 !== undefined){
-data197 = coerced211;
+data195 = coerced211;
+if(data194 !== undefined){
+data194[i9] = coerced211;
+}
+}
+}
+if(errors === _errs603){
+if(typeof data195 === "string"){
+if(func3(data195) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data195}];
+return false;
+}
+}
+}
+var valid70 = _errs603 === errors;
+if(!valid70){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data194}];
+return false;
+}
+}
+var valid69 = _errs601 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data190.limits !== undefined){
+let data196 = data190.limits;
+const _errs605 = errors;
+if(errors === _errs605){
+if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
+const _errs607 = errors;
+for(const key42 in data196){
+if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data196}];
+return false;
+break;
+}
+}
+if(_errs607 === errors){
+if(data196.rpm !== undefined){
+let data197 = data196.rpm;
+const _errs608 = errors;
+if(!((typeof data197 == "number") && (!(data197 % 1) && !isNaN(data197)))){
+let dataType212 = typeof data197;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 === "boolean" || data197 === null
+              || (dataType212 === "string" && data197 && data197 == +data197 && !(data197 % 1))){
+coerced212 = +data197;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data197}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data197 = coerced212;
 if(data196 !== undefined){
-data196["streaming"] = coerced211;
+data196["rpm"] = coerced212;
 }
 }
 }
-var valid72 = _errs609 === errors;
+if(errors === _errs608){
+if(typeof data197 == "number"){
+if(data197 < 1 || isNaN(data197)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data197}];
+return false;
+}
+}
+}
+var valid71 = _errs608 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data196.rps !== undefined){
+let data198 = data196.rps;
+const _errs610 = errors;
+if(!((typeof data198 == "number") && (!(data198 % 1) && !isNaN(data198)))){
+let dataType213 = typeof data198;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 === "boolean" || data198 === null
+              || (dataType213 === "string" && data198 && data198 == +data198 && !(data198 % 1))){
+coerced213 = +data198;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data198}];
+return false;
+}
+}
+if(coerced213 !== undefined){
+data198 = coerced213;
+if(data196 !== undefined){
+data196["rps"] = coerced213;
+}
+}
+}
+if(errors === _errs610){
+if(typeof data198 == "number"){
+if(data198 < 1 || isNaN(data198)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data198}];
+return false;
+}
+}
+}
+var valid71 = _errs610 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data196.tpm !== undefined){
+let data199 = data196.tpm;
+const _errs612 = errors;
+if(!((typeof data199 == "number") && (!(data199 % 1) && !isNaN(data199)))){
+let dataType214 = typeof data199;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 === "boolean" || data199 === null
+              || (dataType214 === "string" && data199 && data199 == +data199 && !(data199 % 1))){
+coerced214 = +data199;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data199}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data199 = coerced214;
+if(data196 !== undefined){
+data196["tpm"] = coerced214;
+}
+}
+}
+if(errors === _errs612){
+if(typeof data199 == "number"){
+if(data199 < 1 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data199}];
+return false;
+}
+}
+}
+var valid71 = _errs612 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data196}];
+return false;
+}
+}
+var valid69 = _errs605 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data190.policy !== undefined){
+let data200 = data190.policy;
+const _errs614 = errors;
+if(errors === _errs614){
+if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+const _errs616 = errors;
+for(const key43 in data200){
+if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data200}];
+return false;
+break;
+}
+}
+if(_errs616 === errors){
+if(data200.streaming !== undefined){
+let data201 = data200.streaming;
+const _errs617 = errors;
+if(typeof data201 !== "boolean"){
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(data201 === "false" || data201 === 0 || data201 === null){
+coerced215 = false;
+}
+else if(data201 === "true" || data201 === 1){
+coerced215 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data201}];
+return false;
+}
+}
+if(coerced215 !== undefined){
+data201 = coerced215;
+if(data200 !== undefined){
+data200["streaming"] = coerced215;
+}
+}
+}
+var valid72 = _errs617 === errors;
 }
 else {
 var valid72 = true;
 }
 if(valid72){
-if(data196.max_reasoning_effort !== undefined){
-let data198 = data196.max_reasoning_effort;
-const _errs611 = errors;
-const _errs612 = errors;
+if(data200.max_reasoning_effort !== undefined){
+let data202 = data200.max_reasoning_effort;
+const _errs619 = errors;
+const _errs620 = errors;
 let valid73 = false;
-const _errs613 = errors;
-if(typeof data198 !== "string"){
-let dataType212 = typeof data198;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data198;
+const _errs621 = errors;
+if(typeof data202 !== "string"){
+let dataType216 = typeof data202;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data202;
 }
-else if(data198 === null){
-coerced212 = "";
+else if(data202 === null){
+coerced216 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data198};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data202};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10633,15 +10809,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced212 !== undefined){
-data198 = coerced212;
-if(data196 !== undefined){
-data196["max_reasoning_effort"] = coerced212;
+if(coerced216 !== undefined){
+data202 = coerced216;
+if(data200 !== undefined){
+data200["max_reasoning_effort"] = coerced216;
 }
 }
 }
-if("none" !== data198){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data198};
+if("none" !== data202){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data202};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10650,22 +10826,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs613 === errors;
+var _valid19 = _errs621 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs615 = errors;
-if(typeof data198 !== "string"){
-let dataType213 = typeof data198;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data198;
+const _errs623 = errors;
+if(typeof data202 !== "string"){
+let dataType217 = typeof data202;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data202;
 }
-else if(data198 === null){
-coerced213 = "";
+else if(data202 === null){
+coerced217 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data198};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data202};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -10675,15 +10851,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data198 = coerced213;
-if(data196 !== undefined){
-data196["max_reasoning_effort"] = coerced213;
+if(coerced217 !== undefined){
+data202 = coerced217;
+if(data200 !== undefined){
+data200["max_reasoning_effort"] = coerced217;
 }
 }
 }
-if("minimal" !== data198){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data198};
+if("minimal" !== data202){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data202};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -10692,22 +10868,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs615 === errors;
+var _valid19 = _errs623 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs617 = errors;
-if(typeof data198 !== "string"){
-let dataType214 = typeof data198;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data198;
+const _errs625 = errors;
+if(typeof data202 !== "string"){
+let dataType218 = typeof data202;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data202;
 }
-else if(data198 === null){
-coerced214 = "";
+else if(data202 === null){
+coerced218 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data198};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data202};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -10717,15 +10893,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data198 = coerced214;
-if(data196 !== undefined){
-data196["max_reasoning_effort"] = coerced214;
+if(coerced218 !== undefined){
+data202 = coerced218;
+if(data200 !== undefined){
+data200["max_reasoning_effort"] = coerced218;
 }
 }
 }
-if("low" !== data198){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data198};
+if("low" !== data202){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data202};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -10734,22 +10910,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs617 === errors;
+var _valid19 = _errs625 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs619 = errors;
-if(typeof data198 !== "string"){
-let dataType215 = typeof data198;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data198;
+const _errs627 = errors;
+if(typeof data202 !== "string"){
+let dataType219 = typeof data202;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data202;
 }
-else if(data198 === null){
-coerced215 = "";
+else if(data202 === null){
+coerced219 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data198};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data202};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -10759,15 +10935,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced215 !== undefined){
-data198 = coerced215;
-if(data196 !== undefined){
-data196["max_reasoning_effort"] = coerced215;
+if(coerced219 !== undefined){
+data202 = coerced219;
+if(data200 !== undefined){
+data200["max_reasoning_effort"] = coerced219;
 }
 }
 }
-if("medium" !== data198){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data198};
+if("medium" !== data202){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data202};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -10776,280 +10952,10 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs619 === errors;
+var _valid19 = _errs627 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs621 = errors;
-if(typeof data198 !== "string"){
-let dataType216 = typeof data198;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data198;
-}
-else if(data198 === null){
-coerced216 = "";
-}
-else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data198};
-if(vErrors === null){
-vErrors = [err201];
-}
-else {
-vErrors.push(err201);
-}
-errors++;
-}
-}
-if(coerced216 !== undefined){
-data198 = coerced216;
-if(data196 !== undefined){
-data196["max_reasoning_effort"] = coerced216;
-}
-}
-}
-if("high" !== data198){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data198};
-if(vErrors === null){
-vErrors = [err202];
-}
-else {
-vErrors.push(err202);
-}
-errors++;
-}
-var _valid19 = _errs621 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs623 = errors;
-if(typeof data198 !== "string"){
-let dataType217 = typeof data198;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data198;
-}
-else if(data198 === null){
-coerced217 = "";
-}
-else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data198};
-if(vErrors === null){
-vErrors = [err203];
-}
-else {
-vErrors.push(err203);
-}
-errors++;
-}
-}
-if(coerced217 !== undefined){
-data198 = coerced217;
-if(data196 !== undefined){
-data196["max_reasoning_effort"] = coerced217;
-}
-}
-}
-if("xhigh" !== data198){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data198};
-if(vErrors === null){
-vErrors = [err204];
-}
-else {
-vErrors.push(err204);
-}
-errors++;
-}
-var _valid19 = _errs623 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs625 = errors;
-if(typeof data198 !== "string"){
-let dataType218 = typeof data198;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "number" || dataType218 == "boolean"){
-coerced218 = "" + data198;
-}
-else if(data198 === null){
-coerced218 = "";
-}
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data198};
-if(vErrors === null){
-vErrors = [err205];
-}
-else {
-vErrors.push(err205);
-}
-errors++;
-}
-}
-if(coerced218 !== undefined){
-data198 = coerced218;
-if(data196 !== undefined){
-data196["max_reasoning_effort"] = coerced218;
-}
-}
-}
-if("max" !== data198){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data198};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
-var _valid19 = _errs625 === errors;
-valid73 = valid73 || _valid19;
-}
-}
-}
-}
-}
-}
-if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data198};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs612;
-if(vErrors !== null){
-if(_errs612){
-vErrors.length = _errs612;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid72 = _errs611 === errors;
-}
-else {
-var valid72 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data196}];
-return false;
-}
-}
-var valid69 = _errs606 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data186}];
-return false;
-}
-}
-var valid68 = _errs584 === errors;
-if(!valid68){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data185}];
-return false;
-}
-}
-var valid0 = _errs582 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data199 = data.keys;
-const _errs627 = errors;
-if(errors === _errs627){
-if(Array.isArray(data199)){
-var valid74 = true;
-const len10 = data199.length;
-for(let i10=0; i10<len10; i10++){
-let data200 = data199[i10];
 const _errs629 = errors;
-if(errors === _errs629){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
-let missing14;
-if((data200.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data200}];
-return false;
-}
-else {
-const _errs631 = errors;
-for(const key44 in data200){
-if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data200}];
-return false;
-break;
-}
-}
-if(_errs631 === errors){
-if(data200.key !== undefined){
-let data201 = data200.key;
-const _errs632 = errors;
-if(typeof data201 !== "string"){
-let dataType219 = typeof data201;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "number" || dataType219 == "boolean"){
-coerced219 = "" + data201;
-}
-else if(data201 === null){
-coerced219 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data201}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data201 = coerced219;
-if(data200 !== undefined){
-data200["key"] = coerced219;
-}
-}
-}
-if(errors === _errs632){
-if(typeof data201 === "string"){
-if(func3(data201) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data201}];
-return false;
-}
-}
-}
-var valid75 = _errs632 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data200.account !== undefined){
-let data202 = data200.account;
-const _errs634 = errors;
 if(typeof data202 !== "string"){
 let dataType220 = typeof data202;
 let coerced220 = undefined;
@@ -11061,230 +10967,254 @@ else if(data202 === null){
 coerced220 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data202}];
-return false;
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data202};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
 }
 }
 if(coerced220 !== undefined){
 data202 = coerced220;
 if(data200 !== undefined){
-data200["account"] = coerced220;
+data200["max_reasoning_effort"] = coerced220;
 }
 }
 }
-if(errors === _errs634){
-if(typeof data202 === "string"){
-if(func3(data202) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data202}];
-return false;
-}
-}
-}
-var valid75 = _errs634 === errors;
+if("high" !== data202){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data202};
+if(vErrors === null){
+vErrors = [err202];
 }
 else {
-var valid75 = true;
+vErrors.push(err202);
 }
-if(valid75){
-if(data200.name !== undefined){
-let data203 = data200.name;
-const _errs636 = errors;
-if(typeof data203 !== "string"){
-let dataType221 = typeof data203;
+errors++;
+}
+var _valid19 = _errs629 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs631 = errors;
+if(typeof data202 !== "string"){
+let dataType221 = typeof data202;
 let coerced221 = undefined;
 if(!(coerced221 !== undefined)){
 if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data203;
+coerced221 = "" + data202;
 }
-else if(data203 === null){
+else if(data202 === null){
 coerced221 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data203}];
-return false;
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data202};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
 }
 }
 if(coerced221 !== undefined){
-data203 = coerced221;
+data202 = coerced221;
 if(data200 !== undefined){
-data200["name"] = coerced221;
+data200["max_reasoning_effort"] = coerced221;
 }
 }
 }
-var valid75 = _errs636 === errors;
+if("xhigh" !== data202){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data202};
+if(vErrors === null){
+vErrors = [err204];
 }
 else {
-var valid75 = true;
+vErrors.push(err204);
 }
-if(valid75){
-if(data200.spend_limit !== undefined){
-let data204 = data200.spend_limit;
-const _errs638 = errors;
-if(!(typeof data204 == "number")){
-let dataType222 = typeof data204;
+errors++;
+}
+var _valid19 = _errs631 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs633 = errors;
+if(typeof data202 !== "string"){
+let dataType222 = typeof data202;
 let coerced222 = undefined;
 if(!(coerced222 !== undefined)){
-if(dataType222 == "boolean" || data204 === null
-              || (dataType222 == "string" && data204 && data204 == +data204)){
-coerced222 = +data204;
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data202;
+}
+else if(data202 === null){
+coerced222 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data204}];
-return false;
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data202};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
 }
 }
 if(coerced222 !== undefined){
-data204 = coerced222;
+data202 = coerced222;
 if(data200 !== undefined){
-data200["spend_limit"] = coerced222;
+data200["max_reasoning_effort"] = coerced222;
 }
 }
 }
-if(errors === _errs638){
-if(typeof data204 == "number"){
-if(data204 < 0 || isNaN(data204)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data204}];
+if("max" !== data202){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data202};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+var _valid19 = _errs633 === errors;
+valid73 = valid73 || _valid19;
+}
+}
+}
+}
+}
+}
+if(!valid73){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data202};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs620;
+if(vErrors !== null){
+if(_errs620){
+vErrors.length = _errs620;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid72 = _errs619 === errors;
+}
+else {
+var valid72 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data200}];
 return false;
 }
 }
-}
-var valid75 = _errs638 === errors;
+var valid69 = _errs614 === errors;
 }
 else {
-var valid75 = true;
+var valid69 = true;
 }
-if(valid75){
-if(data200.limits !== undefined){
-let data205 = data200.limits;
-const _errs640 = errors;
-if(errors === _errs640){
-if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
-const _errs642 = errors;
-for(const key45 in data205){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data205}];
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data190}];
+return false;
+}
+}
+var valid68 = _errs592 === errors;
+if(!valid68){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data189}];
+return false;
+}
+}
+var valid0 = _errs590 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data203 = data.keys;
+const _errs635 = errors;
+if(errors === _errs635){
+if(Array.isArray(data203)){
+var valid74 = true;
+const len10 = data203.length;
+for(let i10=0; i10<len10; i10++){
+let data204 = data203[i10];
+const _errs637 = errors;
+if(errors === _errs637){
+if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
+let missing14;
+if((data204.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data204}];
+return false;
+}
+else {
+const _errs639 = errors;
+for(const key44 in data204){
+if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data204}];
 return false;
 break;
 }
 }
-if(_errs642 === errors){
-if(data205.rpm !== undefined){
-let data206 = data205.rpm;
-const _errs643 = errors;
-if(!((typeof data206 == "number") && (!(data206 % 1) && !isNaN(data206)))){
-let dataType223 = typeof data206;
+if(_errs639 === errors){
+if(data204.key !== undefined){
+let data205 = data204.key;
+const _errs640 = errors;
+if(typeof data205 !== "string"){
+let dataType223 = typeof data205;
 let coerced223 = undefined;
 if(!(coerced223 !== undefined)){
-if(dataType223 === "boolean" || data206 === null
-              || (dataType223 === "string" && data206 && data206 == +data206 && !(data206 % 1))){
-coerced223 = +data206;
+if(dataType223 == "number" || dataType223 == "boolean"){
+coerced223 = "" + data205;
+}
+else if(data205 === null){
+coerced223 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data206}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data205}];
 return false;
 }
 }
 if(coerced223 !== undefined){
-data206 = coerced223;
-if(data205 !== undefined){
-data205["rpm"] = coerced223;
+data205 = coerced223;
+if(data204 !== undefined){
+data204["key"] = coerced223;
 }
 }
 }
-if(errors === _errs643){
-if(typeof data206 == "number"){
-if(data206 < 1 || isNaN(data206)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data206}];
+if(errors === _errs640){
+if(typeof data205 === "string"){
+if(func3(data205) < 8){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data205}];
 return false;
 }
-}
-}
-var valid76 = _errs643 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data205.rps !== undefined){
-let data207 = data205.rps;
-const _errs645 = errors;
-if(!((typeof data207 == "number") && (!(data207 % 1) && !isNaN(data207)))){
-let dataType224 = typeof data207;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 === "boolean" || data207 === null
-              || (dataType224 === "string" && data207 && data207 == +data207 && !(data207 % 1))){
-coerced224 = +data207;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data207}];
-return false;
-}
-}
-if(coerced224 !== undefined){
-data207 = coerced224;
-if(data205 !== undefined){
-data205["rps"] = coerced224;
-}
-}
-}
-if(errors === _errs645){
-if(typeof data207 == "number"){
-if(data207 < 1 || isNaN(data207)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data207}];
-return false;
-}
-}
-}
-var valid76 = _errs645 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data205.tpm !== undefined){
-let data208 = data205.tpm;
-const _errs647 = errors;
-if(!((typeof data208 == "number") && (!(data208 % 1) && !isNaN(data208)))){
-let dataType225 = typeof data208;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 === "boolean" || data208 === null
-              || (dataType225 === "string" && data208 && data208 == +data208 && !(data208 % 1))){
-coerced225 = +data208;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data208}];
-return false;
-}
-}
-if(coerced225 !== undefined){
-data208 = coerced225;
-if(data205 !== undefined){
-data205["tpm"] = coerced225;
-}
-}
-}
-if(errors === _errs647){
-if(typeof data208 == "number"){
-if(data208 < 1 || isNaN(data208)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data208}];
-return false;
-}
-}
-}
-var valid76 = _errs647 === errors;
-}
-else {
-var valid76 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data205}];
-return false;
 }
 }
 var valid75 = _errs640 === errors;
@@ -11293,125 +11223,371 @@ else {
 var valid75 = true;
 }
 if(valid75){
-if(data200.allowed_models !== undefined){
-let data209 = data200.allowed_models;
-const _errs649 = errors;
-if(errors === _errs649){
-if(Array.isArray(data209)){
-var valid77 = true;
-const len11 = data209.length;
-for(let i11=0; i11<len11; i11++){
-let data210 = data209[i11];
-const _errs651 = errors;
-if(typeof data210 !== "string"){
-let dataType226 = typeof data210;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data210;
+if(data204.account !== undefined){
+let data206 = data204.account;
+const _errs642 = errors;
+if(typeof data206 !== "string"){
+let dataType224 = typeof data206;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data206;
 }
-else if(data210 === null){
-coerced226 = "";
+else if(data206 === null){
+coerced224 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data210}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data206}];
+return false;
+}
+}
+if(coerced224 !== undefined){
+data206 = coerced224;
+if(data204 !== undefined){
+data204["account"] = coerced224;
+}
+}
+}
+if(errors === _errs642){
+if(typeof data206 === "string"){
+if(func3(data206) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data206}];
+return false;
+}
+}
+}
+var valid75 = _errs642 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data204.name !== undefined){
+let data207 = data204.name;
+const _errs644 = errors;
+if(typeof data207 !== "string"){
+let dataType225 = typeof data207;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data207;
+}
+else if(data207 === null){
+coerced225 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data207}];
+return false;
+}
+}
+if(coerced225 !== undefined){
+data207 = coerced225;
+if(data204 !== undefined){
+data204["name"] = coerced225;
+}
+}
+}
+var valid75 = _errs644 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data204.spend_limit !== undefined){
+let data208 = data204.spend_limit;
+const _errs646 = errors;
+if(!(typeof data208 == "number")){
+let dataType226 = typeof data208;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "boolean" || data208 === null
+              || (dataType226 == "string" && data208 && data208 == +data208)){
+coerced226 = +data208;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data208}];
 return false;
 }
 }
 if(coerced226 !== undefined){
-data210 = coerced226;
-if(data209 !== undefined){
-data209[i11] = coerced226;
+data208 = coerced226;
+if(data204 !== undefined){
+data204["spend_limit"] = coerced226;
 }
 }
 }
-if(errors === _errs651){
-if(typeof data210 === "string"){
-if(func3(data210) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data210}];
+if(errors === _errs646){
+if(typeof data208 == "number"){
+if(data208 < 0 || isNaN(data208)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data208}];
 return false;
 }
 }
 }
-var valid77 = _errs651 === errors;
+var valid75 = _errs646 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data204.limits !== undefined){
+let data209 = data204.limits;
+const _errs648 = errors;
+if(errors === _errs648){
+if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
+const _errs650 = errors;
+for(const key45 in data209){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data209}];
+return false;
+break;
+}
+}
+if(_errs650 === errors){
+if(data209.rpm !== undefined){
+let data210 = data209.rpm;
+const _errs651 = errors;
+if(!((typeof data210 == "number") && (!(data210 % 1) && !isNaN(data210)))){
+let dataType227 = typeof data210;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 === "boolean" || data210 === null
+              || (dataType227 === "string" && data210 && data210 == +data210 && !(data210 % 1))){
+coerced227 = +data210;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data210}];
+return false;
+}
+}
+if(coerced227 !== undefined){
+data210 = coerced227;
+if(data209 !== undefined){
+data209["rpm"] = coerced227;
+}
+}
+}
+if(errors === _errs651){
+if(typeof data210 == "number"){
+if(data210 < 1 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data210}];
+return false;
+}
+}
+}
+var valid76 = _errs651 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data209.rps !== undefined){
+let data211 = data209.rps;
+const _errs653 = errors;
+if(!((typeof data211 == "number") && (!(data211 % 1) && !isNaN(data211)))){
+let dataType228 = typeof data211;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 === "boolean" || data211 === null
+              || (dataType228 === "string" && data211 && data211 == +data211 && !(data211 % 1))){
+coerced228 = +data211;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data211}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data211 = coerced228;
+if(data209 !== undefined){
+data209["rps"] = coerced228;
+}
+}
+}
+if(errors === _errs653){
+if(typeof data211 == "number"){
+if(data211 < 1 || isNaN(data211)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data211}];
+return false;
+}
+}
+}
+var valid76 = _errs653 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data209.tpm !== undefined){
+let data212 = data209.tpm;
+const _errs655 = errors;
+if(!((typeof data212 == "number") && (!(data212 % 1) && !isNaN(data212)))){
+let dataType229 = typeof data212;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 === "boolean" || data212 === null
+              || (dataType229 === "string" && data212 && data212 == +data212 && !(data212 % 1))){
+coerced229 = +data212;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data212}];
+return false;
+}
+}
+if(coerced229 !== undefined){
+data212 = coerced229;
+if(data209 !== undefined){
+data209["tpm"] = coerced229;
+}
+}
+}
+if(errors === _errs655){
+if(typeof data212 == "number"){
+if(data212 < 1 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data212}];
+return false;
+}
+}
+}
+var valid76 = _errs655 === errors;
+}
+else {
+var valid76 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data209}];
+return false;
+}
+}
+var valid75 = _errs648 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data204.allowed_models !== undefined){
+let data213 = data204.allowed_models;
+const _errs657 = errors;
+if(errors === _errs657){
+if(Array.isArray(data213)){
+var valid77 = true;
+const len11 = data213.length;
+for(let i11=0; i11<len11; i11++){
+let data214 = data213[i11];
+const _errs659 = errors;
+if(typeof data214 !== "string"){
+let dataType230 = typeof data214;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data214;
+}
+else if(data214 === null){
+coerced230 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data214}];
+return false;
+}
+}
+if(coerced230 !== undefined){
+data214 = coerced230;
+if(data213 !== undefined){
+data213[i11] = coerced230;
+}
+}
+}
+if(errors === _errs659){
+if(typeof data214 === "string"){
+if(func3(data214) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data214}];
+return false;
+}
+}
+}
+var valid77 = _errs659 === errors;
 if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data209}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data213}];
 return false;
 }
 }
-var valid75 = _errs649 === errors;
+var valid75 = _errs657 === errors;
 }
 else {
 var valid75 = true;
 }
 if(valid75){
-if(data200.policy !== undefined){
-let data211 = data200.policy;
-const _errs653 = errors;
-if(errors === _errs653){
-if(data211 && typeof data211 == "object" && !Array.isArray(data211)){
-const _errs655 = errors;
-for(const key46 in data211){
+if(data204.policy !== undefined){
+let data215 = data204.policy;
+const _errs661 = errors;
+if(errors === _errs661){
+if(data215 && typeof data215 == "object" && !Array.isArray(data215)){
+const _errs663 = errors;
+for(const key46 in data215){
 if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data211}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data215}];
 return false;
 break;
 }
 }
-if(_errs655 === errors){
-if(data211.streaming !== undefined){
-let data212 = data211.streaming;
-const _errs656 = errors;
-if(typeof data212 !== "boolean"){
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(data212 === "false" || data212 === 0 || data212 === null){
-coerced227 = false;
+if(_errs663 === errors){
+if(data215.streaming !== undefined){
+let data216 = data215.streaming;
+const _errs664 = errors;
+if(typeof data216 !== "boolean"){
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(data216 === "false" || data216 === 0 || data216 === null){
+coerced231 = false;
 }
-else if(data212 === "true" || data212 === 1){
-coerced227 = true;
+else if(data216 === "true" || data216 === 1){
+coerced231 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data212}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data216}];
 return false;
 }
 }
-if(coerced227 !== undefined){
-data212 = coerced227;
-if(data211 !== undefined){
-data211["streaming"] = coerced227;
+if(coerced231 !== undefined){
+data216 = coerced231;
+if(data215 !== undefined){
+data215["streaming"] = coerced231;
 }
 }
 }
-var valid78 = _errs656 === errors;
+var valid78 = _errs664 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data211.max_reasoning_effort !== undefined){
-let data213 = data211.max_reasoning_effort;
-const _errs658 = errors;
-const _errs659 = errors;
+if(data215.max_reasoning_effort !== undefined){
+let data217 = data215.max_reasoning_effort;
+const _errs666 = errors;
+const _errs667 = errors;
 let valid79 = false;
-const _errs660 = errors;
-if(typeof data213 !== "string"){
-let dataType228 = typeof data213;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data213;
+const _errs668 = errors;
+if(typeof data217 !== "string"){
+let dataType232 = typeof data217;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data217;
 }
-else if(data213 === null){
-coerced228 = "";
+else if(data217 === null){
+coerced232 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data213};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data217};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11421,15 +11597,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced228 !== undefined){
-data213 = coerced228;
-if(data211 !== undefined){
-data211["max_reasoning_effort"] = coerced228;
+if(coerced232 !== undefined){
+data217 = coerced232;
+if(data215 !== undefined){
+data215["max_reasoning_effort"] = coerced232;
 }
 }
 }
-if("none" !== data213){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data213};
+if("none" !== data217){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data217};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11438,22 +11614,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs660 === errors;
+var _valid20 = _errs668 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs662 = errors;
-if(typeof data213 !== "string"){
-let dataType229 = typeof data213;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data213;
+const _errs670 = errors;
+if(typeof data217 !== "string"){
+let dataType233 = typeof data217;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data217;
 }
-else if(data213 === null){
-coerced229 = "";
+else if(data217 === null){
+coerced233 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data213};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data217};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11463,15 +11639,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced229 !== undefined){
-data213 = coerced229;
-if(data211 !== undefined){
-data211["max_reasoning_effort"] = coerced229;
+if(coerced233 !== undefined){
+data217 = coerced233;
+if(data215 !== undefined){
+data215["max_reasoning_effort"] = coerced233;
 }
 }
 }
-if("minimal" !== data213){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data213};
+if("minimal" !== data217){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data217};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11480,22 +11656,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs662 === errors;
+var _valid20 = _errs670 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs664 = errors;
-if(typeof data213 !== "string"){
-let dataType230 = typeof data213;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "number" || dataType230 == "boolean"){
-coerced230 = "" + data213;
+const _errs672 = errors;
+if(typeof data217 !== "string"){
+let dataType234 = typeof data217;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data217;
 }
-else if(data213 === null){
-coerced230 = "";
+else if(data217 === null){
+coerced234 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data213};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data217};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11505,15 +11681,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced230 !== undefined){
-data213 = coerced230;
-if(data211 !== undefined){
-data211["max_reasoning_effort"] = coerced230;
+if(coerced234 !== undefined){
+data217 = coerced234;
+if(data215 !== undefined){
+data215["max_reasoning_effort"] = coerced234;
 }
 }
 }
-if("low" !== data213){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data213};
+if("low" !== data217){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data217};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11522,22 +11698,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs664 === errors;
+var _valid20 = _errs672 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs666 = errors;
-if(typeof data213 !== "string"){
-let dataType231 = typeof data213;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 == "number" || dataType231 == "boolean"){
-coerced231 = "" + data213;
+const _errs674 = errors;
+if(typeof data217 !== "string"){
+let dataType235 = typeof data217;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data217;
 }
-else if(data213 === null){
-coerced231 = "";
+else if(data217 === null){
+coerced235 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data213};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data217};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11547,15 +11723,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced231 !== undefined){
-data213 = coerced231;
-if(data211 !== undefined){
-data211["max_reasoning_effort"] = coerced231;
+if(coerced235 !== undefined){
+data217 = coerced235;
+if(data215 !== undefined){
+data215["max_reasoning_effort"] = coerced235;
 }
 }
 }
-if("medium" !== data213){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data213};
+if("medium" !== data217){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data217};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11564,22 +11740,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs666 === errors;
+var _valid20 = _errs674 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs668 = errors;
-if(typeof data213 !== "string"){
-let dataType232 = typeof data213;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 == "number" || dataType232 == "boolean"){
-coerced232 = "" + data213;
+const _errs676 = errors;
+if(typeof data217 !== "string"){
+let dataType236 = typeof data217;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data217;
 }
-else if(data213 === null){
-coerced232 = "";
+else if(data217 === null){
+coerced236 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data213};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data217};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11589,15 +11765,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced232 !== undefined){
-data213 = coerced232;
-if(data211 !== undefined){
-data211["max_reasoning_effort"] = coerced232;
+if(coerced236 !== undefined){
+data217 = coerced236;
+if(data215 !== undefined){
+data215["max_reasoning_effort"] = coerced236;
 }
 }
 }
-if("high" !== data213){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data213};
+if("high" !== data217){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data217};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11606,22 +11782,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs668 === errors;
+var _valid20 = _errs676 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs670 = errors;
-if(typeof data213 !== "string"){
-let dataType233 = typeof data213;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 == "number" || dataType233 == "boolean"){
-coerced233 = "" + data213;
+const _errs678 = errors;
+if(typeof data217 !== "string"){
+let dataType237 = typeof data217;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data217;
 }
-else if(data213 === null){
-coerced233 = "";
+else if(data217 === null){
+coerced237 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data213};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data217};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11631,15 +11807,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced233 !== undefined){
-data213 = coerced233;
-if(data211 !== undefined){
-data211["max_reasoning_effort"] = coerced233;
+if(coerced237 !== undefined){
+data217 = coerced237;
+if(data215 !== undefined){
+data215["max_reasoning_effort"] = coerced237;
 }
 }
 }
-if("xhigh" !== data213){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data213};
+if("xhigh" !== data217){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data217};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11648,22 +11824,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs670 === errors;
+var _valid20 = _errs678 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs672 = errors;
-if(typeof data213 !== "string"){
-let dataType234 = typeof data213;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data213;
+const _errs680 = errors;
+if(typeof data217 !== "string"){
+let dataType238 = typeof data217;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data217;
 }
-else if(data213 === null){
-coerced234 = "";
+else if(data217 === null){
+coerced238 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data213};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data217};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -11673,15 +11849,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced234 !== undefined){
-data213 = coerced234;
-if(data211 !== undefined){
-data211["max_reasoning_effort"] = coerced234;
+if(coerced238 !== undefined){
+data217 = coerced238;
+if(data215 !== undefined){
+data215["max_reasoning_effort"] = coerced238;
 }
 }
 }
-if("max" !== data213){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data213};
+if("max" !== data217){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data217};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -11690,7 +11866,7 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs672 === errors;
+var _valid20 = _errs680 === errors;
 valid79 = valid79 || _valid20;
 }
 }
@@ -11699,7 +11875,7 @@ valid79 = valid79 || _valid20;
 }
 }
 if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data213};
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data217};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -11711,17 +11887,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs659;
+errors = _errs667;
 if(vErrors !== null){
-if(_errs659){
-vErrors.length = _errs659;
+if(_errs667){
+vErrors.length = _errs667;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs658 === errors;
+var valid78 = _errs666 === errors;
 }
 else {
 var valid78 = true;
@@ -11730,34 +11906,34 @@ var valid78 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data211}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data215}];
 return false;
 }
 }
-var valid75 = _errs653 === errors;
+var valid75 = _errs661 === errors;
 }
 else {
 var valid75 = true;
 }
 if(valid75){
-if(data200.status !== undefined){
-let data214 = data200.status;
-const _errs674 = errors;
-const _errs675 = errors;
+if(data204.status !== undefined){
+let data218 = data204.status;
+const _errs682 = errors;
+const _errs683 = errors;
 let valid80 = false;
-const _errs676 = errors;
-if(typeof data214 !== "string"){
-let dataType235 = typeof data214;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "number" || dataType235 == "boolean"){
-coerced235 = "" + data214;
+const _errs684 = errors;
+if(typeof data218 !== "string"){
+let dataType239 = typeof data218;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data218;
 }
-else if(data214 === null){
-coerced235 = "";
+else if(data218 === null){
+coerced239 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data214};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data218};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -11767,15 +11943,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced235 !== undefined){
-data214 = coerced235;
-if(data200 !== undefined){
-data200["status"] = coerced235;
+if(coerced239 !== undefined){
+data218 = coerced239;
+if(data204 !== undefined){
+data204["status"] = coerced239;
 }
 }
 }
-if("active" !== data214){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data214};
+if("active" !== data218){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data218};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -11784,22 +11960,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs676 === errors;
+var _valid21 = _errs684 === errors;
 valid80 = valid80 || _valid21;
 if(!valid80){
-const _errs678 = errors;
-if(typeof data214 !== "string"){
-let dataType236 = typeof data214;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data214;
+const _errs686 = errors;
+if(typeof data218 !== "string"){
+let dataType240 = typeof data218;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data218;
 }
-else if(data214 === null){
-coerced236 = "";
+else if(data218 === null){
+coerced240 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data214};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data218};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -11809,15 +11985,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data214 = coerced236;
-if(data200 !== undefined){
-data200["status"] = coerced236;
+if(coerced240 !== undefined){
+data218 = coerced240;
+if(data204 !== undefined){
+data204["status"] = coerced240;
 }
 }
 }
-if("blocked" !== data214){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data214};
+if("blocked" !== data218){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data218};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -11826,22 +12002,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs678 === errors;
+var _valid21 = _errs686 === errors;
 valid80 = valid80 || _valid21;
 if(!valid80){
-const _errs680 = errors;
-if(typeof data214 !== "string"){
-let dataType237 = typeof data214;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data214;
+const _errs688 = errors;
+if(typeof data218 !== "string"){
+let dataType241 = typeof data218;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data218;
 }
-else if(data214 === null){
-coerced237 = "";
+else if(data218 === null){
+coerced241 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data214};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data218};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -11851,15 +12027,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data214 = coerced237;
-if(data200 !== undefined){
-data200["status"] = coerced237;
+if(coerced241 !== undefined){
+data218 = coerced241;
+if(data204 !== undefined){
+data204["status"] = coerced241;
 }
 }
 }
-if("revoked" !== data214){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data214};
+if("revoked" !== data218){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data218};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -11868,22 +12044,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs680 === errors;
+var _valid21 = _errs688 === errors;
 valid80 = valid80 || _valid21;
 if(!valid80){
-const _errs682 = errors;
-if(typeof data214 !== "string"){
-let dataType238 = typeof data214;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data214;
+const _errs690 = errors;
+if(typeof data218 !== "string"){
+let dataType242 = typeof data218;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data218;
 }
-else if(data214 === null){
-coerced238 = "";
+else if(data218 === null){
+coerced242 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data214};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data218};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -11893,15 +12069,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data214 = coerced238;
-if(data200 !== undefined){
-data200["status"] = coerced238;
+if(coerced242 !== undefined){
+data218 = coerced242;
+if(data204 !== undefined){
+data204["status"] = coerced242;
 }
 }
 }
-if("deleted" !== data214){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data214};
+if("deleted" !== data218){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data218};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -11910,13 +12086,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs682 === errors;
+var _valid21 = _errs690 === errors;
 valid80 = valid80 || _valid21;
 }
 }
 }
 if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data214};
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data218};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -11928,17 +12104,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs675;
+errors = _errs683;
 if(vErrors !== null){
-if(_errs675){
-vErrors.length = _errs675;
+if(_errs683){
+vErrors.length = _errs683;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs674 === errors;
+var valid75 = _errs682 === errors;
 }
 else {
 var valid75 = true;
@@ -11954,22 +12130,22 @@ var valid75 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data204}];
 return false;
 }
 }
-var valid74 = _errs629 === errors;
+var valid74 = _errs637 === errors;
 if(!valid74){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data199}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data203}];
 return false;
 }
 }
-var valid0 = _errs627 === errors;
+var valid0 = _errs635 === errors;
 }
 else {
 var valid0 = true;
