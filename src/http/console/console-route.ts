@@ -101,7 +101,7 @@ export function consoleRoute(services: GatewayServices) {
   }
 
   function sessionOf(request: IncomingMessage): ConsoleSession {
-    const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE));
+    const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE), services.config.adminKey);
     if (session === undefined) throw gatewayError('console_session_required');
     return session;
   }
@@ -126,13 +126,13 @@ export function consoleRoute(services: GatewayServices) {
       }
       const adminKey = services.config.adminKey;
       if (adminKey === undefined || !isAdminKey(given, adminKey)) throw gatewayError('invalid_api_key');
-      const session = sessions.create();
+      const session = sessions.create(adminKey);
       response.setHeader('set-cookie', sessionCookie(session.id, services.config.console.sessionTtlSeconds, secure));
       return sendSession(response, context, session, 201);
     }
     if (request.method === 'DELETE') {
       refuseCrossSite(request);
-      const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE));
+      const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE), services.config.adminKey);
       if (session !== undefined) sessions.delete(session.id);
       response.setHeader('set-cookie', sessionCookie('', 0, secure));
       return sendJson(response, context, 200, { object: 'console_session', signed_out: true });
