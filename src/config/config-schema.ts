@@ -202,7 +202,8 @@ const AccountSchema = Type.Object(
 
 const KeySchema = Type.Object(
   {
-    key: Type.String({ minLength: 8 }),
+    /** At least 16 characters (issue 28 finding 5: a key must not be guessable). */
+    key: Type.String({ minLength: 16 }),
     account: Type.Optional(Type.String({ minLength: 1 })),
     name: Type.Optional(Type.String()),
     spend_limit: Type.Optional(Type.Number({ minimum: 0 })),
@@ -256,7 +257,8 @@ export const ConfigFileSchema = Type.Object(
     redis: Type.Optional(Type.String({ pattern: '^rediss?://' })),
     /** Addresses or CIDRs (IPv4, IPv6) of proxies whose X-Forwarded-For is believed. */
     trusted_proxies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-    admin_key: Type.Optional(Type.String({ minLength: 16 })),
+    /** At least 24 characters. */
+    admin_key: Type.Optional(Type.String({ minLength: 24 })),
     /** The operator console (/console, on when admin_key is set). */
     console: Type.Optional(
       Type.Object(
@@ -276,6 +278,8 @@ export const ConfigFileSchema = Type.Object(
           key: Type.Optional(RateLimitsSchema),
           ip: Type.Optional(RateLimitsSchema),
           account: Type.Optional(RateLimitsSchema),
+          /** Failed authentications per client address per minute; beyond → 429 rate_limited (default 30). */
+          auth_failures_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
         },
         { additionalProperties: false },
       ),

@@ -45,6 +45,8 @@ export const DEFAULTS = {
     key: { rpm: 600, rps: undefined, tpm: undefined },
     account: { rpm: undefined, rps: undefined, tpm: undefined },
     ip: { rpm: 1200, rps: undefined, tpm: undefined },
+    /** Failed authentications per client address per minute (issue 28 finding 5): a burst of 30, then one per 2 s. */
+    authFailuresPerMinute: 30,
   } satisfies LimitSettings,
   /**
    * Reasoning defaults per effort (docs/reasoning.md): Google's own OpenAI-compat budgets for

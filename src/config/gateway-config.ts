@@ -157,6 +157,8 @@ export interface LimitSettings {
   readonly key: RateLimitSettings;
   readonly account: RateLimitSettings;
   readonly ip: RateLimitSettings;
+  /** Failed authentications (wrong API key, admin key or console sign-in) per client address per minute; beyond → 429. Undefined: none. */
+  readonly authFailuresPerMinute?: number;
 }
 
 export interface KeyConfig {

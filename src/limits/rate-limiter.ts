@@ -10,6 +10,8 @@ const MINUTE_MS = 60_000;
 const SECOND_MS = 1_000;
 /** Subjects (keys, accounts, addresses) per scope whose rules are kept made; beyond, the cache starts over. */
 const MAX_CACHED_SUBJECTS = 10_000;
+/** The limit on failed authentications per client address (`limits.auth_failures_per_minute`). */
+export const AUTH_FAILURES_LIMIT = 'ip.auth_failures';
 
 /**
  * Who a request counts against. Every part is optional: a scope without an id is not
@@ -125,8 +127,9 @@ export class RateLimiter {
 
   /**
    * Before a request: takes one request from every rpm/rps limit of the subject, and
-   * checks that no tpm limit is in debt (at least one token left). All or nothing: a
-   * refused request takes nothing.
+   * checks that no tpm limit is in debt (at least one token left) and that the subject's
+   * address is not over its failed-authentication limit (`recordAuthFailure`). All or
+   * nothing: a refused request takes nothing.
    */
   acquire(subject: RateLimitSubject): Promise<RateLimitDecision> {
     return this.decide(this.acquireRules(subject));
@@ -150,6 +153,26 @@ export class RateLimiter {
   chargeTokens(subject: RateLimitSubject, tokens: number): Promise<RateLimitDecision> {
     const rules = tokens > 0 && this.countsTokens(subject) ? this.rules(subject, tokens, undefined, 'force') : [];
     return rules.length === 0 ? Promise.resolve(this.nothingApplied()) : this.decide(rules);
+  }
+
+  /**
+   * A failed authentication (a wrong API key or admin key) from address `ip`: counted
+   * against `limits.auth_failures_per_minute` when it fits; refused (nothing counted) once
+   * the address is over it. Successes are never counted: `acquire` and
+   * `checkAuthFailures` only check that the address is not over it.
+   */
+  recordAuthFailure(ip: string): Promise<RateLimitDecision> {
+    return this.decide(this.authFailureRules(ip, 'consume'));
+  }
+
+  /** Whether address `ip` is under its failed-authentication limit (nothing counted): for a successful admin sign-in. */
+  checkAuthFailures(ip: string): Promise<RateLimitDecision> {
+    return this.decide(this.authFailureRules(ip, 'check'));
+  }
+
+  private authFailureRules(ip: string, mode: LimitMode): LimitRule[] {
+    const limit = this.options.settings.authFailuresPerMinute;
+    return limit === undefined ? [] : [authFailureRule(ip, limit, mode)];
   }
 
   /** Whether a tokens-per-minute limit applies to the subject (otherwise `chargeTokens` does nothing). */
@@ -210,6 +233,8 @@ export class RateLimiter {
     const limits = merge(defaults, override);
     const acquire: LimitRule[] = [];
     addRules(acquire, scope, id, limits, 1, 'consume', 'check');
+    const authFailures = this.options.settings.authFailuresPerMinute;
+    if (scope === IP_SCOPE && authFailures !== undefined) acquire.push(authFailureRule(id, authFailures, 'check'));
     const made: ScopeRules = { override, acquire, countsTokens: limits.tpm !== undefined };
     if (cache.size >= MAX_CACHED_SUBJECTS) cache.clear();
     cache.set(id, made);
@@ -272,7 +297,8 @@ function decisionOf(rules: readonly LimitRule[], result: LimitStoreResult): Rate
   }
   let headline: LimitOutcome | undefined;
   if (!result.allowed) headline = longestWait(result.outcomes);
-  else if (consumed === 0) headline = leastRemaining(result.outcomes);
+  else if (consumed === 0)
+    headline = leastRemaining(result.outcomes.filter((outcome) => outcome.name !== AUTH_FAILURES_LIMIT));
   else
     headline = leastRemaining(
       consumed === rules.length
@@ -337,6 +363,14 @@ function addRules(
       cost: tokenCost,
       mode: tokenMode,
     });
+}
+
+/**
+ * The bucket of failed authentications of one address: `limit` per minute (a burst of
+ * `limit`, then one per 60/limit s). A check takes one unit's room: refused when full.
+ */
+function authFailureRule(ip: string, limit: number, mode: LimitMode): LimitRule {
+  return { name: AUTH_FAILURES_LIMIT, key: `ip:${ip}:authfail`, limit, periodMs: MINUTE_MS, cost: 1, mode };
 }
 
 /** Creates a rate limiter; call `start()` to connect to Redis when one is configured. */

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -659,8 +659,8 @@ data["admin_key"] = coerced12;
 }
 if(errors === _errs37){
 if(typeof data16 === "string"){
-if(func3(data16) < 16){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data16}];
+if(func3(data16) < 24){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters",schema:24,parentSchema:schema11.properties.admin_key,data:data16}];
 return false;
 }
 }
@@ -1076,7 +1076,7 @@ if(errors === _errs60){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 const _errs62 = errors;
 for(const key5 in data20){
-if(!(((key5 === "key") || (key5 === "ip")) || (key5 === "account"))){
+if(!((((key5 === "key") || (key5 === "ip")) || (key5 === "account")) || (key5 === "auth_failures_per_minute"))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data20}];
 return false;
 break;
@@ -1499,6 +1499,44 @@ var valid7 = _errs81 === errors;
 else {
 var valid7 = true;
 }
+if(valid7){
+if(data20.auth_failures_per_minute !== undefined){
+let data33 = data20.auth_failures_per_minute;
+const _errs90 = errors;
+if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
+let dataType30 = typeof data33;
+let coerced30 = undefined;
+if(!(coerced30 !== undefined)){
+if(dataType30 === "boolean" || data33 === null
+              || (dataType30 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
+coerced30 = +data33;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data33}];
+return false;
+}
+}
+if(coerced30 !== undefined){
+data33 = coerced30;
+if(data20 !== undefined){
+data20["auth_failures_per_minute"] = coerced30;
+}
+}
+}
+if(errors === _errs90){
+if(typeof data33 == "number"){
+if(data33 < 1 || isNaN(data33)){
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data33}];
+return false;
+}
+}
+}
+var valid7 = _errs90 === errors;
+}
+else {
+var valid7 = true;
+}
+}
 }
 }
 }
@@ -1515,115 +1553,54 @@ var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data33 = data.failover;
-const _errs90 = errors;
-if(errors === _errs90){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+let data34 = data.failover;
 const _errs92 = errors;
-for(const key9 in data33){
+if(errors === _errs92){
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+const _errs94 = errors;
+for(const key9 in data34){
 if(!((key9 === "max_attempts") || (key9 === "retry_on_status"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data34}];
 return false;
 break;
 }
 }
-if(_errs92 === errors){
-if(data33.max_attempts !== undefined){
-let data34 = data33.max_attempts;
-const _errs93 = errors;
-if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
-let dataType30 = typeof data34;
-let coerced30 = undefined;
-if(!(coerced30 !== undefined)){
-if(dataType30 === "boolean" || data34 === null
-              || (dataType30 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
-coerced30 = +data34;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
-return false;
-}
-}
-if(coerced30 !== undefined){
-data34 = coerced30;
-if(data33 !== undefined){
-data33["max_attempts"] = coerced30;
-}
-}
-}
-if(errors === _errs93){
-if(typeof data34 == "number"){
-if(data34 > 20 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
-return false;
-}
-else {
-if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data34}];
-return false;
-}
-}
-}
-}
-var valid11 = _errs93 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data33.retry_on_status !== undefined){
-let data35 = data33.retry_on_status;
+if(_errs94 === errors){
+if(data34.max_attempts !== undefined){
+let data35 = data34.max_attempts;
 const _errs95 = errors;
-if(errors === _errs95){
-if(Array.isArray(data35)){
-var valid12 = true;
-const len1 = data35.length;
-for(let i1=0; i1<len1; i1++){
-let data36 = data35[i1];
-const _errs97 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
-let dataType31 = typeof data36;
+if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
+let dataType31 = typeof data35;
 let coerced31 = undefined;
 if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data36 === null
-              || (dataType31 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
-coerced31 = +data36;
+if(dataType31 === "boolean" || data35 === null
+              || (dataType31 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
+coerced31 = +data35;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data35}];
 return false;
 }
 }
 if(coerced31 !== undefined){
-data36 = coerced31;
-if(data35 !== undefined){
-data35[i1] = coerced31;
+data35 = coerced31;
+if(data34 !== undefined){
+data34["max_attempts"] = coerced31;
 }
 }
 }
-if(errors === _errs97){
-if(typeof data36 == "number"){
-if(data36 > 599 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+if(errors === _errs95){
+if(typeof data35 == "number"){
+if(data35 > 20 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data35}];
 return false;
 }
 else {
-if(data36 < 400 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data36}];
+if(data35 < 1 || isNaN(data35)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data35}];
 return false;
 }
 }
-}
-}
-var valid12 = _errs97 === errors;
-if(!valid12){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data35}];
-return false;
 }
 }
 var valid11 = _errs95 === errors;
@@ -1631,73 +1608,97 @@ var valid11 = _errs95 === errors;
 else {
 var valid11 = true;
 }
+if(valid11){
+if(data34.retry_on_status !== undefined){
+let data36 = data34.retry_on_status;
+const _errs97 = errors;
+if(errors === _errs97){
+if(Array.isArray(data36)){
+var valid12 = true;
+const len1 = data36.length;
+for(let i1=0; i1<len1; i1++){
+let data37 = data36[i1];
+const _errs99 = errors;
+if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+let dataType32 = typeof data37;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 === "boolean" || data37 === null
+              || (dataType32 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
+coerced32 = +data37;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data37}];
+return false;
+}
+}
+if(coerced32 !== undefined){
+data37 = coerced32;
+if(data36 !== undefined){
+data36[i1] = coerced32;
+}
+}
+}
+if(errors === _errs99){
+if(typeof data37 == "number"){
+if(data37 > 599 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data37}];
+return false;
+}
+else {
+if(data37 < 400 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data37}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs99 === errors;
+if(!valid12){
+break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data36}];
 return false;
 }
 }
-var valid0 = _errs90 === errors;
+var valid11 = _errs97 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data34}];
+return false;
+}
+}
+var valid0 = _errs92 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data37 = data.timeouts;
-const _errs99 = errors;
-if(errors === _errs99){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+let data38 = data.timeouts;
 const _errs101 = errors;
-for(const key10 in data37){
+if(errors === _errs101){
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+const _errs103 = errors;
+for(const key10 in data38){
 if(!((((key10 === "connect_ms") || (key10 === "first_byte_ms")) || (key10 === "idle_ms")) || (key10 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data38}];
 return false;
 break;
 }
 }
-if(_errs101 === errors){
-if(data37.connect_ms !== undefined){
-let data38 = data37.connect_ms;
-const _errs102 = errors;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
-let dataType32 = typeof data38;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data38 === null
-              || (dataType32 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced32 = +data38;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data38}];
-return false;
-}
-}
-if(coerced32 !== undefined){
-data38 = coerced32;
-if(data37 !== undefined){
-data37["connect_ms"] = coerced32;
-}
-}
-}
-if(errors === _errs102){
-if(typeof data38 == "number"){
-if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data38}];
-return false;
-}
-}
-}
-var valid13 = _errs102 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data37.first_byte_ms !== undefined){
-let data39 = data37.first_byte_ms;
+if(_errs103 === errors){
+if(data38.connect_ms !== undefined){
+let data39 = data38.connect_ms;
 const _errs104 = errors;
 if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
 let dataType33 = typeof data39;
@@ -1708,21 +1709,21 @@ if(dataType33 === "boolean" || data39 === null
 coerced33 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data39}];
 return false;
 }
 }
 if(coerced33 !== undefined){
 data39 = coerced33;
-if(data37 !== undefined){
-data37["first_byte_ms"] = coerced33;
+if(data38 !== undefined){
+data38["connect_ms"] = coerced33;
 }
 }
 }
 if(errors === _errs104){
 if(typeof data39 == "number"){
 if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data39}];
 return false;
 }
 }
@@ -1733,8 +1734,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data37.idle_ms !== undefined){
-let data40 = data37.idle_ms;
+if(data38.first_byte_ms !== undefined){
+let data40 = data38.first_byte_ms;
 const _errs106 = errors;
 if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
 let dataType34 = typeof data40;
@@ -1745,21 +1746,21 @@ if(dataType34 === "boolean" || data40 === null
 coerced34 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data40}];
 return false;
 }
 }
 if(coerced34 !== undefined){
 data40 = coerced34;
-if(data37 !== undefined){
-data37["idle_ms"] = coerced34;
+if(data38 !== undefined){
+data38["first_byte_ms"] = coerced34;
 }
 }
 }
 if(errors === _errs106){
 if(typeof data40 == "number"){
 if(data40 < 1 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data40}];
 return false;
 }
 }
@@ -1770,8 +1771,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data37.total_ms !== undefined){
-let data41 = data37.total_ms;
+if(data38.idle_ms !== undefined){
+let data41 = data38.idle_ms;
 const _errs108 = errors;
 if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
 let dataType35 = typeof data41;
@@ -1782,26 +1783,63 @@ if(dataType35 === "boolean" || data41 === null
 coerced35 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data41}];
 return false;
 }
 }
 if(coerced35 !== undefined){
 data41 = coerced35;
-if(data37 !== undefined){
-data37["total_ms"] = coerced35;
+if(data38 !== undefined){
+data38["idle_ms"] = coerced35;
 }
 }
 }
 if(errors === _errs108){
 if(typeof data41 == "number"){
 if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data41}];
 return false;
 }
 }
 }
 var valid13 = _errs108 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data38.total_ms !== undefined){
+let data42 = data38.total_ms;
+const _errs110 = errors;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+let dataType36 = typeof data42;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 === "boolean" || data42 === null
+              || (dataType36 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
+coerced36 = +data42;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data42}];
+return false;
+}
+}
+if(coerced36 !== undefined){
+data42 = coerced36;
+if(data38 !== undefined){
+data38["total_ms"] = coerced36;
+}
+}
+}
+if(errors === _errs110){
+if(typeof data42 == "number"){
+if(data42 < 1 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data42}];
+return false;
+}
+}
+}
+var valid13 = _errs110 === errors;
 }
 else {
 var valid13 = true;
@@ -1812,69 +1850,32 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data38}];
 return false;
 }
 }
-var valid0 = _errs99 === errors;
+var valid0 = _errs101 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data42 = data.node_replies;
-const _errs110 = errors;
-if(errors === _errs110){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+let data43 = data.node_replies;
 const _errs112 = errors;
-for(const key11 in data42){
+if(errors === _errs112){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+const _errs114 = errors;
+for(const key11 in data43){
 if(!((key11 === "max_json_bytes") || (key11 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data43}];
 return false;
 break;
 }
 }
-if(_errs112 === errors){
-if(data42.max_json_bytes !== undefined){
-let data43 = data42.max_json_bytes;
-const _errs113 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-let dataType36 = typeof data43;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data43 === null
-              || (dataType36 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
-coerced36 = +data43;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data43}];
-return false;
-}
-}
-if(coerced36 !== undefined){
-data43 = coerced36;
-if(data42 !== undefined){
-data42["max_json_bytes"] = coerced36;
-}
-}
-}
-if(errors === _errs113){
-if(typeof data43 == "number"){
-if(data43 < 1024 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data43}];
-return false;
-}
-}
-}
-var valid14 = _errs113 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data42.max_event_bytes !== undefined){
-let data44 = data42.max_event_bytes;
+if(_errs114 === errors){
+if(data43.max_json_bytes !== undefined){
+let data44 = data43.max_json_bytes;
 const _errs115 = errors;
 if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
 let dataType37 = typeof data44;
@@ -1885,21 +1886,21 @@ if(dataType37 === "boolean" || data44 === null
 coerced37 = +data44;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data44}];
 return false;
 }
 }
 if(coerced37 !== undefined){
 data44 = coerced37;
-if(data42 !== undefined){
-data42["max_event_bytes"] = coerced37;
+if(data43 !== undefined){
+data43["max_json_bytes"] = coerced37;
 }
 }
 }
 if(errors === _errs115){
 if(typeof data44 == "number"){
 if(data44 < 1024 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data44}];
 return false;
 }
 }
@@ -1909,73 +1910,73 @@ var valid14 = _errs115 === errors;
 else {
 var valid14 = true;
 }
+if(valid14){
+if(data43.max_event_bytes !== undefined){
+let data45 = data43.max_event_bytes;
+const _errs117 = errors;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+let dataType38 = typeof data45;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data45 === null
+              || (dataType38 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
+coerced38 = +data45;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data45}];
+return false;
+}
+}
+if(coerced38 !== undefined){
+data45 = coerced38;
+if(data43 !== undefined){
+data43["max_event_bytes"] = coerced38;
+}
+}
+}
+if(errors === _errs117){
+if(typeof data45 == "number"){
+if(data45 < 1024 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data45}];
+return false;
+}
+}
+}
+var valid14 = _errs117 === errors;
+}
+else {
+var valid14 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data43}];
 return false;
 }
 }
-var valid0 = _errs110 === errors;
+var valid0 = _errs112 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data45 = data.health;
-const _errs117 = errors;
-if(errors === _errs117){
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+let data46 = data.health;
 const _errs119 = errors;
-for(const key12 in data45){
+if(errors === _errs119){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+const _errs121 = errors;
+for(const key12 in data46){
 if(!((((((key12 === "failure_threshold") || (key12 === "base_ejection_ms")) || (key12 === "max_ejection_ms")) || (key12 === "probe_interval_ms")) || (key12 === "probe_path")) || (key12 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data46}];
 return false;
 break;
 }
 }
-if(_errs119 === errors){
-if(data45.failure_threshold !== undefined){
-let data46 = data45.failure_threshold;
-const _errs120 = errors;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-let dataType38 = typeof data46;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data46 === null
-              || (dataType38 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
-coerced38 = +data46;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data46}];
-return false;
-}
-}
-if(coerced38 !== undefined){
-data46 = coerced38;
-if(data45 !== undefined){
-data45["failure_threshold"] = coerced38;
-}
-}
-}
-if(errors === _errs120){
-if(typeof data46 == "number"){
-if(data46 < 1 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data46}];
-return false;
-}
-}
-}
-var valid15 = _errs120 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data45.base_ejection_ms !== undefined){
-let data47 = data45.base_ejection_ms;
+if(_errs121 === errors){
+if(data46.failure_threshold !== undefined){
+let data47 = data46.failure_threshold;
 const _errs122 = errors;
 if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
 let dataType39 = typeof data47;
@@ -1986,21 +1987,21 @@ if(dataType39 === "boolean" || data47 === null
 coerced39 = +data47;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data47}];
 return false;
 }
 }
 if(coerced39 !== undefined){
 data47 = coerced39;
-if(data45 !== undefined){
-data45["base_ejection_ms"] = coerced39;
+if(data46 !== undefined){
+data46["failure_threshold"] = coerced39;
 }
 }
 }
 if(errors === _errs122){
 if(typeof data47 == "number"){
 if(data47 < 1 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data47}];
 return false;
 }
 }
@@ -2011,8 +2012,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data45.max_ejection_ms !== undefined){
-let data48 = data45.max_ejection_ms;
+if(data46.base_ejection_ms !== undefined){
+let data48 = data46.base_ejection_ms;
 const _errs124 = errors;
 if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
 let dataType40 = typeof data48;
@@ -2023,21 +2024,21 @@ if(dataType40 === "boolean" || data48 === null
 coerced40 = +data48;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data48}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data48 = coerced40;
-if(data45 !== undefined){
-data45["max_ejection_ms"] = coerced40;
+if(data46 !== undefined){
+data46["base_ejection_ms"] = coerced40;
 }
 }
 }
 if(errors === _errs124){
 if(typeof data48 == "number"){
 if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data48}];
 return false;
 }
 }
@@ -2048,8 +2049,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data45.probe_interval_ms !== undefined){
-let data49 = data45.probe_interval_ms;
+if(data46.max_ejection_ms !== undefined){
+let data49 = data46.max_ejection_ms;
 const _errs126 = errors;
 if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 let dataType41 = typeof data49;
@@ -2060,21 +2061,21 @@ if(dataType41 === "boolean" || data49 === null
 coerced41 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data49}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data49 = coerced41;
-if(data45 !== undefined){
-data45["probe_interval_ms"] = coerced41;
+if(data46 !== undefined){
+data46["max_ejection_ms"] = coerced41;
 }
 }
 }
 if(errors === _errs126){
 if(typeof data49 == "number"){
-if(data49 < 0 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data49}];
+if(data49 < 1 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data49}];
 return false;
 }
 }
@@ -2085,35 +2086,33 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data45.probe_path !== undefined){
-let data50 = data45.probe_path;
+if(data46.probe_interval_ms !== undefined){
+let data50 = data46.probe_interval_ms;
 const _errs128 = errors;
-if(typeof data50 !== "string"){
+if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
 let dataType42 = typeof data50;
 let coerced42 = undefined;
 if(!(coerced42 !== undefined)){
-if(dataType42 == "number" || dataType42 == "boolean"){
-coerced42 = "" + data50;
-}
-else if(data50 === null){
-coerced42 = "";
+if(dataType42 === "boolean" || data50 === null
+              || (dataType42 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
+coerced42 = +data50;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data50}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data50 = coerced42;
-if(data45 !== undefined){
-data45["probe_path"] = coerced42;
+if(data46 !== undefined){
+data46["probe_interval_ms"] = coerced42;
 }
 }
 }
 if(errors === _errs128){
-if(typeof data50 === "string"){
-if(!pattern2.test(data50)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data50}];
+if(typeof data50 == "number"){
+if(data50 < 0 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data50}];
 return false;
 }
 }
@@ -2124,38 +2123,77 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data45.probe_timeout_ms !== undefined){
-let data51 = data45.probe_timeout_ms;
+if(data46.probe_path !== undefined){
+let data51 = data46.probe_path;
 const _errs130 = errors;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+if(typeof data51 !== "string"){
 let dataType43 = typeof data51;
 let coerced43 = undefined;
 if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data51 === null
-              || (dataType43 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
-coerced43 = +data51;
+if(dataType43 == "number" || dataType43 == "boolean"){
+coerced43 = "" + data51;
+}
+else if(data51 === null){
+coerced43 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data51}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data51 = coerced43;
-if(data45 !== undefined){
-data45["probe_timeout_ms"] = coerced43;
+if(data46 !== undefined){
+data46["probe_path"] = coerced43;
 }
 }
 }
 if(errors === _errs130){
-if(typeof data51 == "number"){
-if(data51 < 1 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data51}];
+if(typeof data51 === "string"){
+if(!pattern2.test(data51)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data51}];
 return false;
 }
 }
 }
 var valid15 = _errs130 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data46.probe_timeout_ms !== undefined){
+let data52 = data46.probe_timeout_ms;
+const _errs132 = errors;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+let dataType44 = typeof data52;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 === "boolean" || data52 === null
+              || (dataType44 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
+coerced44 = +data52;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data52}];
+return false;
+}
+}
+if(coerced44 !== undefined){
+data52 = coerced44;
+if(data46 !== undefined){
+data46["probe_timeout_ms"] = coerced44;
+}
+}
+}
+if(errors === _errs132){
+if(typeof data52 == "number"){
+if(data52 < 1 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data52}];
+return false;
+}
+}
+}
+var valid15 = _errs132 === errors;
 }
 else {
 var valid15 = true;
@@ -2168,69 +2206,32 @@ var valid15 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data46}];
 return false;
 }
 }
-var valid0 = _errs117 === errors;
+var valid0 = _errs119 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data52 = data.http;
-const _errs132 = errors;
-if(errors === _errs132){
-if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+let data53 = data.http;
 const _errs134 = errors;
-for(const key13 in data52){
+if(errors === _errs134){
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+const _errs136 = errors;
+for(const key13 in data53){
 if(!(func2.call(schema11.properties.http.properties, key13))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data53}];
 return false;
 break;
 }
 }
-if(_errs134 === errors){
-if(data52.body_limit_bytes !== undefined){
-let data53 = data52.body_limit_bytes;
-const _errs135 = errors;
-if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
-let dataType44 = typeof data53;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data53 === null
-              || (dataType44 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
-coerced44 = +data53;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data53}];
-return false;
-}
-}
-if(coerced44 !== undefined){
-data53 = coerced44;
-if(data52 !== undefined){
-data52["body_limit_bytes"] = coerced44;
-}
-}
-}
-if(errors === _errs135){
-if(typeof data53 == "number"){
-if(data53 < 1024 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data53}];
-return false;
-}
-}
-}
-var valid16 = _errs135 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data52.sse_keepalive_ms !== undefined){
-let data54 = data52.sse_keepalive_ms;
+if(_errs136 === errors){
+if(data53.body_limit_bytes !== undefined){
+let data54 = data53.body_limit_bytes;
 const _errs137 = errors;
 if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
 let dataType45 = typeof data54;
@@ -2241,21 +2242,21 @@ if(dataType45 === "boolean" || data54 === null
 coerced45 = +data54;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data54}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data54 = coerced45;
-if(data52 !== undefined){
-data52["sse_keepalive_ms"] = coerced45;
+if(data53 !== undefined){
+data53["body_limit_bytes"] = coerced45;
 }
 }
 }
 if(errors === _errs137){
 if(typeof data54 == "number"){
-if(data54 < 100 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data54}];
+if(data54 < 1024 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data54}];
 return false;
 }
 }
@@ -2266,8 +2267,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.headers_timeout_ms !== undefined){
-let data55 = data52.headers_timeout_ms;
+if(data53.sse_keepalive_ms !== undefined){
+let data55 = data53.sse_keepalive_ms;
 const _errs139 = errors;
 if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
 let dataType46 = typeof data55;
@@ -2278,21 +2279,21 @@ if(dataType46 === "boolean" || data55 === null
 coerced46 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data55}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data55 = coerced46;
-if(data52 !== undefined){
-data52["headers_timeout_ms"] = coerced46;
+if(data53 !== undefined){
+data53["sse_keepalive_ms"] = coerced46;
 }
 }
 }
 if(errors === _errs139){
 if(typeof data55 == "number"){
 if(data55 < 100 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data55}];
 return false;
 }
 }
@@ -2303,8 +2304,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.request_timeout_ms !== undefined){
-let data56 = data52.request_timeout_ms;
+if(data53.headers_timeout_ms !== undefined){
+let data56 = data53.headers_timeout_ms;
 const _errs141 = errors;
 if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
 let dataType47 = typeof data56;
@@ -2315,21 +2316,21 @@ if(dataType47 === "boolean" || data56 === null
 coerced47 = +data56;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data56}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data56 = coerced47;
-if(data52 !== undefined){
-data52["request_timeout_ms"] = coerced47;
+if(data53 !== undefined){
+data53["headers_timeout_ms"] = coerced47;
 }
 }
 }
 if(errors === _errs141){
 if(typeof data56 == "number"){
-if(data56 < 0 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data56}];
+if(data56 < 100 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data56}];
 return false;
 }
 }
@@ -2340,8 +2341,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.body_idle_timeout_ms !== undefined){
-let data57 = data52.body_idle_timeout_ms;
+if(data53.request_timeout_ms !== undefined){
+let data57 = data53.request_timeout_ms;
 const _errs143 = errors;
 if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
 let dataType48 = typeof data57;
@@ -2352,21 +2353,21 @@ if(dataType48 === "boolean" || data57 === null
 coerced48 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data57}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data57 = coerced48;
-if(data52 !== undefined){
-data52["body_idle_timeout_ms"] = coerced48;
+if(data53 !== undefined){
+data53["request_timeout_ms"] = coerced48;
 }
 }
 }
 if(errors === _errs143){
 if(typeof data57 == "number"){
-if(data57 < 100 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data57}];
+if(data57 < 0 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data57}];
 return false;
 }
 }
@@ -2377,8 +2378,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.keep_alive_timeout_ms !== undefined){
-let data58 = data52.keep_alive_timeout_ms;
+if(data53.body_idle_timeout_ms !== undefined){
+let data58 = data53.body_idle_timeout_ms;
 const _errs145 = errors;
 if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
 let dataType49 = typeof data58;
@@ -2389,21 +2390,21 @@ if(dataType49 === "boolean" || data58 === null
 coerced49 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data58}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data58 = coerced49;
-if(data52 !== undefined){
-data52["keep_alive_timeout_ms"] = coerced49;
+if(data53 !== undefined){
+data53["body_idle_timeout_ms"] = coerced49;
 }
 }
 }
 if(errors === _errs145){
 if(typeof data58 == "number"){
-if(data58 < 0 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data58}];
+if(data58 < 100 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data58}];
 return false;
 }
 }
@@ -2414,8 +2415,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_connections !== undefined){
-let data59 = data52.max_connections;
+if(data53.keep_alive_timeout_ms !== undefined){
+let data59 = data53.keep_alive_timeout_ms;
 const _errs147 = errors;
 if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
 let dataType50 = typeof data59;
@@ -2426,21 +2427,21 @@ if(dataType50 === "boolean" || data59 === null
 coerced50 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data59}];
 return false;
 }
 }
 if(coerced50 !== undefined){
 data59 = coerced50;
-if(data52 !== undefined){
-data52["max_connections"] = coerced50;
+if(data53 !== undefined){
+data53["keep_alive_timeout_ms"] = coerced50;
 }
 }
 }
 if(errors === _errs147){
 if(typeof data59 == "number"){
 if(data59 < 0 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data59}];
 return false;
 }
 }
@@ -2451,8 +2452,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.listen_backlog !== undefined){
-let data60 = data52.listen_backlog;
+if(data53.max_connections !== undefined){
+let data60 = data53.max_connections;
 const _errs149 = errors;
 if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
 let dataType51 = typeof data60;
@@ -2463,21 +2464,21 @@ if(dataType51 === "boolean" || data60 === null
 coerced51 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data60}];
 return false;
 }
 }
 if(coerced51 !== undefined){
 data60 = coerced51;
-if(data52 !== undefined){
-data52["listen_backlog"] = coerced51;
+if(data53 !== undefined){
+data53["max_connections"] = coerced51;
 }
 }
 }
 if(errors === _errs149){
 if(typeof data60 == "number"){
-if(data60 < 1 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data60}];
+if(data60 < 0 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data60}];
 return false;
 }
 }
@@ -2488,8 +2489,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_messages !== undefined){
-let data61 = data52.max_messages;
+if(data53.listen_backlog !== undefined){
+let data61 = data53.listen_backlog;
 const _errs151 = errors;
 if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
 let dataType52 = typeof data61;
@@ -2500,21 +2501,21 @@ if(dataType52 === "boolean" || data61 === null
 coerced52 = +data61;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data61}];
 return false;
 }
 }
 if(coerced52 !== undefined){
 data61 = coerced52;
-if(data52 !== undefined){
-data52["max_messages"] = coerced52;
+if(data53 !== undefined){
+data53["listen_backlog"] = coerced52;
 }
 }
 }
 if(errors === _errs151){
 if(typeof data61 == "number"){
 if(data61 < 1 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data61}];
 return false;
 }
 }
@@ -2525,8 +2526,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_choices !== undefined){
-let data62 = data52.max_choices;
+if(data53.max_messages !== undefined){
+let data62 = data53.max_messages;
 const _errs153 = errors;
 if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
 let dataType53 = typeof data62;
@@ -2537,28 +2538,22 @@ if(dataType53 === "boolean" || data62 === null
 coerced53 = +data62;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data62}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data62 = coerced53;
-if(data52 !== undefined){
-data52["max_choices"] = coerced53;
+if(data53 !== undefined){
+data53["max_messages"] = coerced53;
 }
 }
 }
 if(errors === _errs153){
 if(typeof data62 == "number"){
-if(data62 > 128 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data62}];
-return false;
-}
-else {
 if(data62 < 1 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data62}];
 return false;
-}
 }
 }
 }
@@ -2568,8 +2563,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_json_depth !== undefined){
-let data63 = data52.max_json_depth;
+if(data53.max_choices !== undefined){
+let data63 = data53.max_choices;
 const _errs155 = errors;
 if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
 let dataType54 = typeof data63;
@@ -2580,26 +2575,26 @@ if(dataType54 === "boolean" || data63 === null
 coerced54 = +data63;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data63}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data63 = coerced54;
-if(data52 !== undefined){
-data52["max_json_depth"] = coerced54;
+if(data53 !== undefined){
+data53["max_choices"] = coerced54;
 }
 }
 }
 if(errors === _errs155){
 if(typeof data63 == "number"){
-if(data63 > 1000 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data63}];
+if(data63 > 128 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data63}];
 return false;
 }
 else {
-if(data63 < 2 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data63}];
+if(data63 < 1 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data63}];
 return false;
 }
 }
@@ -2611,8 +2606,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_body_bytes_in_flight !== undefined){
-let data64 = data52.max_body_bytes_in_flight;
+if(data53.max_json_depth !== undefined){
+let data64 = data53.max_json_depth;
 const _errs157 = errors;
 if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
 let dataType55 = typeof data64;
@@ -2623,22 +2618,28 @@ if(dataType55 === "boolean" || data64 === null
 coerced55 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data64}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data64 = coerced55;
-if(data52 !== undefined){
-data52["max_body_bytes_in_flight"] = coerced55;
+if(data53 !== undefined){
+data53["max_json_depth"] = coerced55;
 }
 }
 }
 if(errors === _errs157){
 if(typeof data64 == "number"){
-if(data64 < 1024 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data64}];
+if(data64 > 1000 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data64}];
 return false;
+}
+else {
+if(data64 < 2 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data64}];
+return false;
+}
 }
 }
 }
@@ -2648,8 +2649,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_body_bytes_in_flight_per_key !== undefined){
-let data65 = data52.max_body_bytes_in_flight_per_key;
+if(data53.max_body_bytes_in_flight !== undefined){
+let data65 = data53.max_body_bytes_in_flight;
 const _errs159 = errors;
 if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
 let dataType56 = typeof data65;
@@ -2660,21 +2661,21 @@ if(dataType56 === "boolean" || data65 === null
 coerced56 = +data65;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data65}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data65 = coerced56;
-if(data52 !== undefined){
-data52["max_body_bytes_in_flight_per_key"] = coerced56;
+if(data53 !== undefined){
+data53["max_body_bytes_in_flight"] = coerced56;
 }
 }
 }
 if(errors === _errs159){
 if(typeof data65 == "number"){
 if(data65 < 1024 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data65}];
 return false;
 }
 }
@@ -2685,8 +2686,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.max_drain_bytes !== undefined){
-let data66 = data52.max_drain_bytes;
+if(data53.max_body_bytes_in_flight_per_key !== undefined){
+let data66 = data53.max_body_bytes_in_flight_per_key;
 const _errs161 = errors;
 if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
 let dataType57 = typeof data66;
@@ -2697,21 +2698,21 @@ if(dataType57 === "boolean" || data66 === null
 coerced57 = +data66;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data66}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data66 = coerced57;
-if(data52 !== undefined){
-data52["max_drain_bytes"] = coerced57;
+if(data53 !== undefined){
+data53["max_body_bytes_in_flight_per_key"] = coerced57;
 }
 }
 }
 if(errors === _errs161){
 if(typeof data66 == "number"){
-if(data66 < 0 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data66}];
+if(data66 < 1024 || isNaN(data66)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data66}];
 return false;
 }
 }
@@ -2722,8 +2723,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data52.drain_timeout_ms !== undefined){
-let data67 = data52.drain_timeout_ms;
+if(data53.max_drain_bytes !== undefined){
+let data67 = data53.max_drain_bytes;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2734,26 +2735,63 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
-if(data52 !== undefined){
-data52["drain_timeout_ms"] = coerced58;
+if(data53 !== undefined){
+data53["max_drain_bytes"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
 if(data67 < 0 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data67}];
 return false;
 }
 }
 }
 var valid16 = _errs163 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data53.drain_timeout_ms !== undefined){
+let data68 = data53.drain_timeout_ms;
+const _errs165 = errors;
+if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
+let dataType59 = typeof data68;
+let coerced59 = undefined;
+if(!(coerced59 !== undefined)){
+if(dataType59 === "boolean" || data68 === null
+              || (dataType59 === "string" && data68 && data68 == +data68 && !(data68 % 1))){
+coerced59 = +data68;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data68}];
+return false;
+}
+}
+if(coerced59 !== undefined){
+data68 = coerced59;
+if(data53 !== undefined){
+data53["drain_timeout_ms"] = coerced59;
+}
+}
+}
+if(errors === _errs165){
+if(typeof data68 == "number"){
+if(data68 < 0 || isNaN(data68)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data68}];
+return false;
+}
+}
+}
+var valid16 = _errs165 === errors;
 }
 else {
 var valid16 = true;
@@ -2775,78 +2813,78 @@ var valid16 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data53}];
 return false;
 }
 }
-var valid0 = _errs132 === errors;
+var valid0 = _errs134 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data68 = data.log;
-const _errs165 = errors;
-if(errors === _errs165){
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+let data69 = data.log;
 const _errs167 = errors;
-for(const key14 in data68){
+if(errors === _errs167){
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+const _errs169 = errors;
+for(const key14 in data69){
 if(!((key14 === "bodies") || (key14 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data69}];
 return false;
 break;
 }
 }
-if(_errs167 === errors){
-if(data68.bodies !== undefined){
-let data69 = data68.bodies;
-const _errs168 = errors;
-if(typeof data69 !== "boolean"){
-let coerced59 = undefined;
-if(!(coerced59 !== undefined)){
-if(data69 === "false" || data69 === 0 || data69 === null){
-coerced59 = false;
+if(_errs169 === errors){
+if(data69.bodies !== undefined){
+let data70 = data69.bodies;
+const _errs170 = errors;
+if(typeof data70 !== "boolean"){
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(data70 === "false" || data70 === 0 || data70 === null){
+coerced60 = false;
 }
-else if(data69 === "true" || data69 === 1){
-coerced59 = true;
+else if(data70 === "true" || data70 === 1){
+coerced60 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data70}];
 return false;
 }
 }
-if(coerced59 !== undefined){
-data69 = coerced59;
-if(data68 !== undefined){
-data68["bodies"] = coerced59;
+if(coerced60 !== undefined){
+data70 = coerced60;
+if(data69 !== undefined){
+data69["bodies"] = coerced60;
 }
 }
 }
-var valid17 = _errs168 === errors;
+var valid17 = _errs170 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data68.format !== undefined){
-let data70 = data68.format;
-const _errs170 = errors;
-const _errs171 = errors;
-let valid18 = false;
+if(data69.format !== undefined){
+let data71 = data69.format;
 const _errs172 = errors;
-if(typeof data70 !== "string"){
-let dataType60 = typeof data70;
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(dataType60 == "number" || dataType60 == "boolean"){
-coerced60 = "" + data70;
+const _errs173 = errors;
+let valid18 = false;
+const _errs174 = errors;
+if(typeof data71 !== "string"){
+let dataType61 = typeof data71;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data71;
 }
-else if(data70 === null){
-coerced60 = "";
+else if(data71 === null){
+coerced61 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data70};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data71};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2856,15 +2894,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced60 !== undefined){
-data70 = coerced60;
-if(data68 !== undefined){
-data68["format"] = coerced60;
+if(coerced61 !== undefined){
+data71 = coerced61;
+if(data69 !== undefined){
+data69["format"] = coerced61;
 }
 }
 }
-if("auto" !== data70){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data70};
+if("auto" !== data71){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data71};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2873,22 +2911,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs172 === errors;
+var _valid1 = _errs174 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs174 = errors;
-if(typeof data70 !== "string"){
-let dataType61 = typeof data70;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data70;
+const _errs176 = errors;
+if(typeof data71 !== "string"){
+let dataType62 = typeof data71;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data71;
 }
-else if(data70 === null){
-coerced61 = "";
+else if(data71 === null){
+coerced62 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data70};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data71};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2898,15 +2936,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced61 !== undefined){
-data70 = coerced61;
-if(data68 !== undefined){
-data68["format"] = coerced61;
+if(coerced62 !== undefined){
+data71 = coerced62;
+if(data69 !== undefined){
+data69["format"] = coerced62;
 }
 }
 }
-if("json" !== data70){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data70};
+if("json" !== data71){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data71};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2915,22 +2953,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs174 === errors;
+var _valid1 = _errs176 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs176 = errors;
-if(typeof data70 !== "string"){
-let dataType62 = typeof data70;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data70;
+const _errs178 = errors;
+if(typeof data71 !== "string"){
+let dataType63 = typeof data71;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data71;
 }
-else if(data70 === null){
-coerced62 = "";
+else if(data71 === null){
+coerced63 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data70};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data71};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2940,15 +2978,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced62 !== undefined){
-data70 = coerced62;
-if(data68 !== undefined){
-data68["format"] = coerced62;
+if(coerced63 !== undefined){
+data71 = coerced63;
+if(data69 !== undefined){
+data69["format"] = coerced63;
 }
 }
 }
-if("pretty" !== data70){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data70};
+if("pretty" !== data71){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data71};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2957,12 +2995,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs176 === errors;
+var _valid1 = _errs178 === errors;
 valid18 = valid18 || _valid1;
 }
 }
 if(!valid18){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data70};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data71};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2974,17 +3012,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs171;
+errors = _errs173;
 if(vErrors !== null){
-if(_errs171){
-vErrors.length = _errs171;
+if(_errs173){
+vErrors.length = _errs173;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid17 = _errs170 === errors;
+var valid17 = _errs172 === errors;
 }
 else {
 var valid17 = true;
@@ -2993,153 +3031,110 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data69}];
 return false;
 }
 }
-var valid0 = _errs165 === errors;
+var valid0 = _errs167 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data71 = data.metrics;
-const _errs178 = errors;
-if(errors === _errs178){
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+let data72 = data.metrics;
 const _errs180 = errors;
-for(const key15 in data71){
+if(errors === _errs180){
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+const _errs182 = errors;
+for(const key15 in data72){
 if(!((key15 === "enabled") || (key15 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data72}];
 return false;
 break;
 }
 }
-if(_errs180 === errors){
-if(data71.enabled !== undefined){
-let data72 = data71.enabled;
-const _errs181 = errors;
-if(typeof data72 !== "boolean"){
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(data72 === "false" || data72 === 0 || data72 === null){
-coerced63 = false;
+if(_errs182 === errors){
+if(data72.enabled !== undefined){
+let data73 = data72.enabled;
+const _errs183 = errors;
+if(typeof data73 !== "boolean"){
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(data73 === "false" || data73 === 0 || data73 === null){
+coerced64 = false;
 }
-else if(data72 === "true" || data72 === 1){
-coerced63 = true;
+else if(data73 === "true" || data73 === 1){
+coerced64 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data73}];
 return false;
 }
 }
-if(coerced63 !== undefined){
-data72 = coerced63;
-if(data71 !== undefined){
-data71["enabled"] = coerced63;
+if(coerced64 !== undefined){
+data73 = coerced64;
+if(data72 !== undefined){
+data72["enabled"] = coerced64;
 }
 }
 }
-var valid19 = _errs181 === errors;
+var valid19 = _errs183 === errors;
 }
 else {
 var valid19 = true;
 }
 if(valid19){
-if(data71.listen !== undefined){
-let data73 = data71.listen;
-const _errs183 = errors;
-if(errors === _errs183){
-if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+if(data72.listen !== undefined){
+let data74 = data72.listen;
+const _errs185 = errors;
+if(errors === _errs185){
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
 let missing1;
-if((data73.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data73}];
+if((data74.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data74}];
 return false;
 }
 else {
-const _errs185 = errors;
-for(const key16 in data73){
+const _errs187 = errors;
+for(const key16 in data74){
 if(!((key16 === "host") || (key16 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data74}];
 return false;
 break;
 }
 }
-if(_errs185 === errors){
-if(data73.host !== undefined){
-let data74 = data73.host;
-const _errs186 = errors;
-if(typeof data74 !== "string"){
-let dataType64 = typeof data74;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data74;
-}
-else if(data74 === null){
-coerced64 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data74}];
-return false;
-}
-}
-if(coerced64 !== undefined){
-data74 = coerced64;
-if(data73 !== undefined){
-data73["host"] = coerced64;
-}
-}
-}
-if(errors === _errs186){
-if(typeof data74 === "string"){
-if(func3(data74) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data74}];
-return false;
-}
-}
-}
-var valid20 = _errs186 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data73.port !== undefined){
-let data75 = data73.port;
+if(_errs187 === errors){
+if(data74.host !== undefined){
+let data75 = data74.host;
 const _errs188 = errors;
-if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
+if(typeof data75 !== "string"){
 let dataType65 = typeof data75;
 let coerced65 = undefined;
 if(!(coerced65 !== undefined)){
-if(dataType65 === "boolean" || data75 === null
-              || (dataType65 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
-coerced65 = +data75;
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data75;
+}
+else if(data75 === null){
+coerced65 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data75}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data75 = coerced65;
-if(data73 !== undefined){
-data73["port"] = coerced65;
+if(data74 !== undefined){
+data74["host"] = coerced65;
 }
 }
 }
 if(errors === _errs188){
-if(typeof data75 == "number"){
-if(data75 > 65535 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data75}];
+if(typeof data75 === "string"){
+if(func3(data75) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data75}];
 return false;
-}
-else {
-if(data75 < 0 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data75}];
-return false;
-}
 }
 }
 }
@@ -3148,16 +3143,59 @@ var valid20 = _errs188 === errors;
 else {
 var valid20 = true;
 }
+if(valid20){
+if(data74.port !== undefined){
+let data76 = data74.port;
+const _errs190 = errors;
+if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
+let dataType66 = typeof data76;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 === "boolean" || data76 === null
+              || (dataType66 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
+coerced66 = +data76;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data76}];
+return false;
+}
+}
+if(coerced66 !== undefined){
+data76 = coerced66;
+if(data74 !== undefined){
+data74["port"] = coerced66;
+}
+}
+}
+if(errors === _errs190){
+if(typeof data76 == "number"){
+if(data76 > 65535 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data76}];
+return false;
+}
+else {
+if(data76 < 0 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data76}];
+return false;
+}
+}
+}
+}
+var valid20 = _errs190 === errors;
+}
+else {
+var valid20 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data74}];
 return false;
 }
 }
-var valid19 = _errs183 === errors;
+var valid19 = _errs185 === errors;
 }
 else {
 var valid19 = true;
@@ -3166,57 +3204,57 @@ var valid19 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data72}];
 return false;
 }
 }
-var valid0 = _errs178 === errors;
+var valid0 = _errs180 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data76 = data.shutdown;
-const _errs190 = errors;
-if(errors === _errs190){
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+let data77 = data.shutdown;
 const _errs192 = errors;
-for(const key17 in data76){
+if(errors === _errs192){
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+const _errs194 = errors;
+for(const key17 in data77){
 if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data77}];
 return false;
 break;
 }
 }
-if(_errs192 === errors){
-if(data76.grace_ms !== undefined){
-let data77 = data76.grace_ms;
-const _errs193 = errors;
-if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
-let dataType66 = typeof data77;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 === "boolean" || data77 === null
-              || (dataType66 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
-coerced66 = +data77;
+if(_errs194 === errors){
+if(data77.grace_ms !== undefined){
+let data78 = data77.grace_ms;
+const _errs195 = errors;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+let dataType67 = typeof data78;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 === "boolean" || data78 === null
+              || (dataType67 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced67 = +data78;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data78}];
 return false;
 }
 }
-if(coerced66 !== undefined){
-data77 = coerced66;
-if(data76 !== undefined){
-data76["grace_ms"] = coerced66;
+if(coerced67 !== undefined){
+data78 = coerced67;
+if(data77 !== undefined){
+data77["grace_ms"] = coerced67;
 }
 }
 }
-if(errors === _errs193){
-if(typeof data77 == "number"){
-if(data77 < 0 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data77}];
+if(errors === _errs195){
+if(typeof data78 == "number"){
+if(data78 < 0 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data78}];
 return false;
 }
 }
@@ -3225,99 +3263,51 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data77}];
 return false;
 }
 }
-var valid0 = _errs190 === errors;
+var valid0 = _errs192 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data78 = data.nodes;
-const _errs195 = errors;
-if(errors === _errs195){
-if(Array.isArray(data78)){
-if(data78.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data78}];
+let data79 = data.nodes;
+const _errs197 = errors;
+if(errors === _errs197){
+if(Array.isArray(data79)){
+if(data79.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data79}];
 return false;
 }
 else {
 var valid22 = true;
-const len2 = data78.length;
+const len2 = data79.length;
 for(let i2=0; i2<len2; i2++){
-let data79 = data78[i2];
-const _errs197 = errors;
-if(errors === _errs197){
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+let data80 = data79[i2];
+const _errs199 = errors;
+if(errors === _errs199){
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
 let missing2;
-if(((data79.id === undefined) && (missing2 = "id")) || ((data79.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data79}];
+if(((data80.id === undefined) && (missing2 = "id")) || ((data80.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data80}];
 return false;
 }
 else {
-const _errs199 = errors;
-for(const key18 in data79){
+const _errs201 = errors;
+for(const key18 in data80){
 if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data80}];
 return false;
 break;
 }
 }
-if(_errs199 === errors){
-if(data79.id !== undefined){
-let data80 = data79.id;
-const _errs200 = errors;
-if(typeof data80 !== "string"){
-let dataType67 = typeof data80;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data80;
-}
-else if(data80 === null){
-coerced67 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data80}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data80 = coerced67;
-if(data79 !== undefined){
-data79["id"] = coerced67;
-}
-}
-}
-if(errors === _errs200){
-if(typeof data80 === "string"){
-if(func3(data80) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data80}];
-return false;
-}
-else {
-if(!pattern3.test(data80)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data80}];
-return false;
-}
-}
-}
-}
-var valid23 = _errs200 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data79.provider !== undefined){
-let data81 = data79.provider;
+if(_errs201 === errors){
+if(data80.id !== undefined){
+let data81 = data80.id;
 const _errs202 = errors;
-const _errs203 = errors;
-let valid24 = false;
-const _errs204 = errors;
 if(typeof data81 !== "string"){
 let dataType68 = typeof data81;
 let coerced68 = undefined;
@@ -3329,184 +3319,28 @@ else if(data81 === null){
 coerced68 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data81};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data81}];
+return false;
 }
 }
 if(coerced68 !== undefined){
 data81 = coerced68;
-if(data79 !== undefined){
-data79["provider"] = coerced68;
+if(data80 !== undefined){
+data80["id"] = coerced68;
 }
 }
 }
-if("openai" !== data81){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data81};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs204 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs206 = errors;
-if(typeof data81 !== "string"){
-let dataType69 = typeof data81;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data81;
-}
-else if(data81 === null){
-coerced69 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data81};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced69 !== undefined){
-data81 = coerced69;
-if(data79 !== undefined){
-data79["provider"] = coerced69;
-}
-}
-}
-if("anthropic" !== data81){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data81};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs206 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs208 = errors;
-if(typeof data81 !== "string"){
-let dataType70 = typeof data81;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data81;
-}
-else if(data81 === null){
-coerced70 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data81};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced70 !== undefined){
-data81 = coerced70;
-if(data79 !== undefined){
-data79["provider"] = coerced70;
-}
-}
-}
-if("gemini" !== data81){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data81};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid2 = _errs208 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs210 = errors;
-if(typeof data81 !== "string"){
-let dataType71 = typeof data81;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data81;
-}
-else if(data81 === null){
-coerced71 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data81};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced71 !== undefined){
-data81 = coerced71;
-if(data79 !== undefined){
-data79["provider"] = coerced71;
-}
-}
-}
-if("simulated" !== data81){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data81};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs210 === errors;
-valid24 = valid24 || _valid2;
-}
-}
-}
-if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data81};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs202){
+if(typeof data81 === "string"){
+if(func3(data81) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data81}];
 return false;
 }
 else {
-errors = _errs203;
-if(vErrors !== null){
-if(_errs203){
-vErrors.length = _errs203;
+if(!pattern3.test(data81)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data81}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -3516,8 +3350,137 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.base_url !== undefined){
-let data82 = data79.base_url;
+if(data80.provider !== undefined){
+let data82 = data80.provider;
+const _errs204 = errors;
+const _errs205 = errors;
+let valid24 = false;
+const _errs206 = errors;
+if(typeof data82 !== "string"){
+let dataType69 = typeof data82;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 == "number" || dataType69 == "boolean"){
+coerced69 = "" + data82;
+}
+else if(data82 === null){
+coerced69 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data82};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced69 !== undefined){
+data82 = coerced69;
+if(data80 !== undefined){
+data80["provider"] = coerced69;
+}
+}
+}
+if("openai" !== data82){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data82};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs206 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
+const _errs208 = errors;
+if(typeof data82 !== "string"){
+let dataType70 = typeof data82;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data82;
+}
+else if(data82 === null){
+coerced70 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data82};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced70 !== undefined){
+data82 = coerced70;
+if(data80 !== undefined){
+data80["provider"] = coerced70;
+}
+}
+}
+if("anthropic" !== data82){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data82};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs208 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
+const _errs210 = errors;
+if(typeof data82 !== "string"){
+let dataType71 = typeof data82;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data82;
+}
+else if(data82 === null){
+coerced71 = "";
+}
+else {
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data82};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(coerced71 !== undefined){
+data82 = coerced71;
+if(data80 !== undefined){
+data80["provider"] = coerced71;
+}
+}
+}
+if("gemini" !== data82){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data82};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs210 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
 const _errs212 = errors;
 if(typeof data82 !== "string"){
 let dataType72 = typeof data82;
@@ -3530,33 +3493,69 @@ else if(data82 === null){
 coerced72 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data82}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data82};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced72 !== undefined){
 data82 = coerced72;
-if(data79 !== undefined){
-data79["base_url"] = coerced72;
+if(data80 !== undefined){
+data80["provider"] = coerced72;
 }
 }
 }
-if(errors === _errs212){
-if(typeof data82 === "string"){
-if(!pattern4.test(data82)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data82}];
+if("simulated" !== data82){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data82};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs212 === errors;
+valid24 = valid24 || _valid2;
+}
+}
+}
+if(!valid24){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data82};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs205;
+if(vErrors !== null){
+if(_errs205){
+vErrors.length = _errs205;
+}
+else {
+vErrors = null;
 }
 }
-var valid23 = _errs212 === errors;
+}
+var valid23 = _errs204 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.api_key !== undefined){
-let data83 = data79.api_key;
+if(data80.base_url !== undefined){
+let data83 = data80.base_url;
 const _errs214 = errors;
 if(typeof data83 !== "string"){
 let dataType73 = typeof data83;
@@ -3569,14 +3568,22 @@ else if(data83 === null){
 coerced73 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data83}];
 return false;
 }
 }
 if(coerced73 !== undefined){
 data83 = coerced73;
-if(data79 !== undefined){
-data79["api_key"] = coerced73;
+if(data80 !== undefined){
+data80["base_url"] = coerced73;
+}
+}
+}
+if(errors === _errs214){
+if(typeof data83 === "string"){
+if(!pattern4.test(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data83}];
+return false;
 }
 }
 }
@@ -3586,34 +3593,28 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.max_concurrency !== undefined){
-let data84 = data79.max_concurrency;
+if(data80.api_key !== undefined){
+let data84 = data80.api_key;
 const _errs216 = errors;
-if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
+if(typeof data84 !== "string"){
 let dataType74 = typeof data84;
 let coerced74 = undefined;
 if(!(coerced74 !== undefined)){
-if(dataType74 === "boolean" || data84 === null
-              || (dataType74 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
-coerced74 = +data84;
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data84;
+}
+else if(data84 === null){
+coerced74 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data84}];
 return false;
 }
 }
 if(coerced74 !== undefined){
 data84 = coerced74;
-if(data79 !== undefined){
-data79["max_concurrency"] = coerced74;
-}
-}
-}
-if(errors === _errs216){
-if(typeof data84 == "number"){
-if(data84 < 1 || isNaN(data84)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data84}];
-return false;
+if(data80 !== undefined){
+data80["api_key"] = coerced74;
 }
 }
 }
@@ -3623,33 +3624,33 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.weight !== undefined){
-let data85 = data79.weight;
+if(data80.max_concurrency !== undefined){
+let data85 = data80.max_concurrency;
 const _errs218 = errors;
-if(!(typeof data85 == "number")){
+if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
 let dataType75 = typeof data85;
 let coerced75 = undefined;
 if(!(coerced75 !== undefined)){
-if(dataType75 == "boolean" || data85 === null
-              || (dataType75 == "string" && data85 && data85 == +data85)){
+if(dataType75 === "boolean" || data85 === null
+              || (dataType75 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
 coerced75 = +data85;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data85}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data85 = coerced75;
-if(data79 !== undefined){
-data79["weight"] = coerced75;
+if(data80 !== undefined){
+data80["max_concurrency"] = coerced75;
 }
 }
 }
 if(errors === _errs218){
 if(typeof data85 == "number"){
-if(data85 <= 0 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data85}];
+if(data85 < 1 || isNaN(data85)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data85}];
 return false;
 }
 }
@@ -3660,59 +3661,59 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.timeouts !== undefined){
-let data86 = data79.timeouts;
+if(data80.weight !== undefined){
+let data86 = data80.weight;
 const _errs220 = errors;
-if(errors === _errs220){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-const _errs222 = errors;
-for(const key19 in data86){
-if(!((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data86}];
-return false;
-break;
-}
-}
-if(_errs222 === errors){
-if(data86.connect_ms !== undefined){
-let data87 = data86.connect_ms;
-const _errs223 = errors;
-if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
-let dataType76 = typeof data87;
+if(!(typeof data86 == "number")){
+let dataType76 = typeof data86;
 let coerced76 = undefined;
 if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data87 === null
-              || (dataType76 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
-coerced76 = +data87;
+if(dataType76 == "boolean" || data86 === null
+              || (dataType76 == "string" && data86 && data86 == +data86)){
+coerced76 = +data86;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data86}];
 return false;
 }
 }
 if(coerced76 !== undefined){
-data87 = coerced76;
-if(data86 !== undefined){
-data86["connect_ms"] = coerced76;
+data86 = coerced76;
+if(data80 !== undefined){
+data80["weight"] = coerced76;
 }
 }
 }
-if(errors === _errs223){
-if(typeof data87 == "number"){
-if(data87 < 1 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data87}];
+if(errors === _errs220){
+if(typeof data86 == "number"){
+if(data86 <= 0 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data86}];
 return false;
 }
 }
 }
-var valid25 = _errs223 === errors;
+var valid23 = _errs220 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data86.first_byte_ms !== undefined){
-let data88 = data86.first_byte_ms;
+if(valid23){
+if(data80.timeouts !== undefined){
+let data87 = data80.timeouts;
+const _errs222 = errors;
+if(errors === _errs222){
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+const _errs224 = errors;
+for(const key19 in data87){
+if(!((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data87}];
+return false;
+break;
+}
+}
+if(_errs224 === errors){
+if(data87.connect_ms !== undefined){
+let data88 = data87.connect_ms;
 const _errs225 = errors;
 if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
 let dataType77 = typeof data88;
@@ -3723,21 +3724,21 @@ if(dataType77 === "boolean" || data88 === null
 coerced77 = +data88;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data88}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data88 = coerced77;
-if(data86 !== undefined){
-data86["first_byte_ms"] = coerced77;
+if(data87 !== undefined){
+data87["connect_ms"] = coerced77;
 }
 }
 }
 if(errors === _errs225){
 if(typeof data88 == "number"){
 if(data88 < 1 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data88}];
 return false;
 }
 }
@@ -3748,8 +3749,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data86.idle_ms !== undefined){
-let data89 = data86.idle_ms;
+if(data87.first_byte_ms !== undefined){
+let data89 = data87.first_byte_ms;
 const _errs227 = errors;
 if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
 let dataType78 = typeof data89;
@@ -3760,21 +3761,21 @@ if(dataType78 === "boolean" || data89 === null
 coerced78 = +data89;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data89}];
 return false;
 }
 }
 if(coerced78 !== undefined){
 data89 = coerced78;
-if(data86 !== undefined){
-data86["idle_ms"] = coerced78;
+if(data87 !== undefined){
+data87["first_byte_ms"] = coerced78;
 }
 }
 }
 if(errors === _errs227){
 if(typeof data89 == "number"){
 if(data89 < 1 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data89}];
 return false;
 }
 }
@@ -3785,8 +3786,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data86.total_ms !== undefined){
-let data90 = data86.total_ms;
+if(data87.idle_ms !== undefined){
+let data90 = data87.idle_ms;
 const _errs229 = errors;
 if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
 let dataType79 = typeof data90;
@@ -3797,26 +3798,63 @@ if(dataType79 === "boolean" || data90 === null
 coerced79 = +data90;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data90}];
 return false;
 }
 }
 if(coerced79 !== undefined){
 data90 = coerced79;
-if(data86 !== undefined){
-data86["total_ms"] = coerced79;
+if(data87 !== undefined){
+data87["idle_ms"] = coerced79;
 }
 }
 }
 if(errors === _errs229){
 if(typeof data90 == "number"){
 if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data90}];
 return false;
 }
 }
 }
 var valid25 = _errs229 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data87.total_ms !== undefined){
+let data91 = data87.total_ms;
+const _errs231 = errors;
+if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
+let dataType80 = typeof data91;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data91 === null
+              || (dataType80 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
+coerced80 = +data91;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data91}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data91 = coerced80;
+if(data87 !== undefined){
+data87["total_ms"] = coerced80;
+}
+}
+}
+if(errors === _errs231){
+if(typeof data91 == "number"){
+if(data91 < 1 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data91}];
+return false;
+}
+}
+}
+var valid25 = _errs231 === errors;
 }
 else {
 var valid25 = true;
@@ -3827,69 +3865,32 @@ var valid25 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data87}];
 return false;
 }
 }
-var valid23 = _errs220 === errors;
+var valid23 = _errs222 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.replies !== undefined){
-let data91 = data79.replies;
-const _errs231 = errors;
-if(errors === _errs231){
-if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+if(data80.replies !== undefined){
+let data92 = data80.replies;
 const _errs233 = errors;
-for(const key20 in data91){
+if(errors === _errs233){
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+const _errs235 = errors;
+for(const key20 in data92){
 if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data92}];
 return false;
 break;
 }
 }
-if(_errs233 === errors){
-if(data91.max_json_bytes !== undefined){
-let data92 = data91.max_json_bytes;
-const _errs234 = errors;
-if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
-let dataType80 = typeof data92;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data92 === null
-              || (dataType80 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
-coerced80 = +data92;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data92}];
-return false;
-}
-}
-if(coerced80 !== undefined){
-data92 = coerced80;
-if(data91 !== undefined){
-data91["max_json_bytes"] = coerced80;
-}
-}
-}
-if(errors === _errs234){
-if(typeof data92 == "number"){
-if(data92 < 1024 || isNaN(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data92}];
-return false;
-}
-}
-}
-var valid26 = _errs234 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data91.max_event_bytes !== undefined){
-let data93 = data91.max_event_bytes;
+if(_errs235 === errors){
+if(data92.max_json_bytes !== undefined){
+let data93 = data92.max_json_bytes;
 const _errs236 = errors;
 if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
 let dataType81 = typeof data93;
@@ -3900,21 +3901,21 @@ if(dataType81 === "boolean" || data93 === null
 coerced81 = +data93;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data93}];
 return false;
 }
 }
 if(coerced81 !== undefined){
 data93 = coerced81;
-if(data91 !== undefined){
-data91["max_event_bytes"] = coerced81;
+if(data92 !== undefined){
+data92["max_json_bytes"] = coerced81;
 }
 }
 }
 if(errors === _errs236){
 if(typeof data93 == "number"){
 if(data93 < 1024 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data93}];
 return false;
 }
 }
@@ -3924,38 +3925,75 @@ var valid26 = _errs236 === errors;
 else {
 var valid26 = true;
 }
+if(valid26){
+if(data92.max_event_bytes !== undefined){
+let data94 = data92.max_event_bytes;
+const _errs238 = errors;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+let dataType82 = typeof data94;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data94 === null
+              || (dataType82 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced82 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data94}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data94 = coerced82;
+if(data92 !== undefined){
+data92["max_event_bytes"] = coerced82;
+}
+}
+}
+if(errors === _errs238){
+if(typeof data94 == "number"){
+if(data94 < 1024 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data94}];
+return false;
+}
+}
+}
+var valid26 = _errs238 === errors;
+}
+else {
+var valid26 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data92}];
 return false;
 }
 }
-var valid23 = _errs231 === errors;
+var valid23 = _errs233 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.reasoning_param !== undefined){
-let data94 = data79.reasoning_param;
-const _errs238 = errors;
-const _errs239 = errors;
-let valid27 = false;
+if(data80.reasoning_param !== undefined){
+let data95 = data80.reasoning_param;
 const _errs240 = errors;
-if(typeof data94 !== "string"){
-let dataType82 = typeof data94;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data94;
+const _errs241 = errors;
+let valid27 = false;
+const _errs242 = errors;
+if(typeof data95 !== "string"){
+let dataType83 = typeof data95;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data95;
 }
-else if(data94 === null){
-coerced82 = "";
+else if(data95 === null){
+coerced83 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data94};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data95};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3965,15 +4003,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced82 !== undefined){
-data94 = coerced82;
-if(data79 !== undefined){
-data79["reasoning_param"] = coerced82;
+if(coerced83 !== undefined){
+data95 = coerced83;
+if(data80 !== undefined){
+data80["reasoning_param"] = coerced83;
 }
 }
 }
-if("reasoning_effort" !== data94){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data94};
+if("reasoning_effort" !== data95){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data95};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3982,86 +4020,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs240 === errors;
-valid27 = valid27 || _valid3;
-if(!valid27){
-const _errs242 = errors;
-if(typeof data94 !== "string"){
-let dataType83 = typeof data94;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data94;
-}
-else if(data94 === null){
-coerced83 = "";
-}
-else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data94};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(coerced83 !== undefined){
-data94 = coerced83;
-if(data79 !== undefined){
-data79["reasoning_param"] = coerced83;
-}
-}
-}
-if("reasoning" !== data94){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data94};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
 var _valid3 = _errs242 === errors;
 valid27 = valid27 || _valid3;
-}
 if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data94};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs239;
-if(vErrors !== null){
-if(_errs239){
-vErrors.length = _errs239;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs238 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data79.max_tokens_field !== undefined){
-let data95 = data79.max_tokens_field;
 const _errs244 = errors;
-const _errs245 = errors;
-let valid28 = false;
-const _errs246 = errors;
 if(typeof data95 !== "string"){
 let dataType84 = typeof data95;
 let coerced84 = undefined;
@@ -4073,7 +4035,83 @@ else if(data95 === null){
 coerced84 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data95};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data95};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(coerced84 !== undefined){
+data95 = coerced84;
+if(data80 !== undefined){
+data80["reasoning_param"] = coerced84;
+}
+}
+}
+if("reasoning" !== data95){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data95};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid3 = _errs244 === errors;
+valid27 = valid27 || _valid3;
+}
+if(!valid27){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data95};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs241;
+if(vErrors !== null){
+if(_errs241){
+vErrors.length = _errs241;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid23 = _errs240 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data80.max_tokens_field !== undefined){
+let data96 = data80.max_tokens_field;
+const _errs246 = errors;
+const _errs247 = errors;
+let valid28 = false;
+const _errs248 = errors;
+if(typeof data96 !== "string"){
+let dataType85 = typeof data96;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data96;
+}
+else if(data96 === null){
+coerced85 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data96};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4083,15 +4121,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced84 !== undefined){
-data95 = coerced84;
-if(data79 !== undefined){
-data79["max_tokens_field"] = coerced84;
+if(coerced85 !== undefined){
+data96 = coerced85;
+if(data80 !== undefined){
+data80["max_tokens_field"] = coerced85;
 }
 }
 }
-if("max_tokens" !== data95){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data95};
+if("max_tokens" !== data96){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data96};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4100,22 +4138,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs246 === errors;
+var _valid4 = _errs248 === errors;
 valid28 = valid28 || _valid4;
 if(!valid28){
-const _errs248 = errors;
-if(typeof data95 !== "string"){
-let dataType85 = typeof data95;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data95;
+const _errs250 = errors;
+if(typeof data96 !== "string"){
+let dataType86 = typeof data96;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data96;
 }
-else if(data95 === null){
-coerced85 = "";
+else if(data96 === null){
+coerced86 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data95};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4125,15 +4163,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced85 !== undefined){
-data95 = coerced85;
-if(data79 !== undefined){
-data79["max_tokens_field"] = coerced85;
+if(coerced86 !== undefined){
+data96 = coerced86;
+if(data80 !== undefined){
+data80["max_tokens_field"] = coerced86;
 }
 }
 }
-if("max_completion_tokens" !== data95){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data95};
+if("max_completion_tokens" !== data96){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data96};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4142,11 +4180,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs248 === errors;
+var _valid4 = _errs250 === errors;
 valid28 = valid28 || _valid4;
 }
 if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data95};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data96};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4158,57 +4196,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs245;
+errors = _errs247;
 if(vErrors !== null){
-if(_errs245){
-vErrors.length = _errs245;
+if(_errs247){
+vErrors.length = _errs247;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs244 === errors;
+var valid23 = _errs246 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.apis !== undefined){
-let data96 = data79.apis;
-const _errs250 = errors;
-if(errors === _errs250){
-if(Array.isArray(data96)){
-if(data96.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data96}];
+if(data80.apis !== undefined){
+let data97 = data80.apis;
+const _errs252 = errors;
+if(errors === _errs252){
+if(Array.isArray(data97)){
+if(data97.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data97}];
 return false;
 }
 else {
-if(data96.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data96}];
+if(data97.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data97}];
 return false;
 }
 else {
 var valid29 = true;
-const len3 = data96.length;
+const len3 = data97.length;
 for(let i3=0; i3<len3; i3++){
-let data97 = data96[i3];
-const _errs252 = errors;
-const _errs253 = errors;
-let valid30 = false;
+let data98 = data97[i3];
 const _errs254 = errors;
-if(typeof data97 !== "string"){
-let dataType86 = typeof data97;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data97;
+const _errs255 = errors;
+let valid30 = false;
+const _errs256 = errors;
+if(typeof data98 !== "string"){
+let dataType87 = typeof data98;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data98;
 }
-else if(data97 === null){
-coerced86 = "";
+else if(data98 === null){
+coerced87 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data97};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data98};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4218,15 +4256,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced86 !== undefined){
-data97 = coerced86;
-if(data96 !== undefined){
-data96[i3] = coerced86;
+if(coerced87 !== undefined){
+data98 = coerced87;
+if(data97 !== undefined){
+data97[i3] = coerced87;
 }
 }
 }
-if("chat" !== data97){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data97};
+if("chat" !== data98){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data98};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4235,22 +4273,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs254 === errors;
+var _valid5 = _errs256 === errors;
 valid30 = valid30 || _valid5;
 if(!valid30){
-const _errs256 = errors;
-if(typeof data97 !== "string"){
-let dataType87 = typeof data97;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 == "number" || dataType87 == "boolean"){
-coerced87 = "" + data97;
+const _errs258 = errors;
+if(typeof data98 !== "string"){
+let dataType88 = typeof data98;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data98;
 }
-else if(data97 === null){
-coerced87 = "";
+else if(data98 === null){
+coerced88 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data97};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data98};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4260,15 +4298,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data97 = coerced87;
-if(data96 !== undefined){
-data96[i3] = coerced87;
+if(coerced88 !== undefined){
+data98 = coerced88;
+if(data97 !== undefined){
+data97[i3] = coerced88;
 }
 }
 }
-if("responses" !== data97){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data97};
+if("responses" !== data98){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data98};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4277,11 +4315,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs256 === errors;
+var _valid5 = _errs258 === errors;
 valid30 = valid30 || _valid5;
 }
 if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data97};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data98};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4293,17 +4331,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs253;
+errors = _errs255;
 if(vErrors !== null){
-if(_errs253){
-vErrors.length = _errs253;
+if(_errs255){
+vErrors.length = _errs255;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs252 === errors;
+var valid29 = _errs254 === errors;
 if(!valid29){
 break;
 }
@@ -4312,94 +4350,57 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data97}];
 return false;
 }
 }
-var valid23 = _errs250 === errors;
+var valid23 = _errs252 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data79.simulated !== undefined){
-let data98 = data79.simulated;
-const _errs258 = errors;
-if(errors === _errs258){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+if(data80.simulated !== undefined){
+let data99 = data80.simulated;
 const _errs260 = errors;
-for(const key21 in data98){
+if(errors === _errs260){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+const _errs262 = errors;
+for(const key21 in data99){
 if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data99}];
 return false;
 break;
 }
 }
-if(_errs260 === errors){
-if(data98.first_byte_ms !== undefined){
-let data99 = data98.first_byte_ms;
-const _errs261 = errors;
-if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
-let dataType88 = typeof data99;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data99 === null
-              || (dataType88 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
-coerced88 = +data99;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data99}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data99 = coerced88;
-if(data98 !== undefined){
-data98["first_byte_ms"] = coerced88;
-}
-}
-}
-if(errors === _errs261){
-if(typeof data99 == "number"){
-if(data99 < 0 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data99}];
-return false;
-}
-}
-}
-var valid31 = _errs261 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.tokens_per_second !== undefined){
-let data100 = data98.tokens_per_second;
+if(_errs262 === errors){
+if(data99.first_byte_ms !== undefined){
+let data100 = data99.first_byte_ms;
 const _errs263 = errors;
-if(!(typeof data100 == "number")){
+if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
 let dataType89 = typeof data100;
 let coerced89 = undefined;
 if(!(coerced89 !== undefined)){
-if(dataType89 == "boolean" || data100 === null
-              || (dataType89 == "string" && data100 && data100 == +data100)){
+if(dataType89 === "boolean" || data100 === null
+              || (dataType89 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
 coerced89 = +data100;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data100}];
 return false;
 }
 }
 if(coerced89 !== undefined){
 data100 = coerced89;
-if(data98 !== undefined){
-data98["tokens_per_second"] = coerced89;
+if(data99 !== undefined){
+data99["first_byte_ms"] = coerced89;
 }
 }
 }
 if(errors === _errs263){
 if(typeof data100 == "number"){
 if(data100 < 0 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data100}];
 return false;
 }
 }
@@ -4410,24 +4411,61 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data98.reasoning_field !== undefined){
-let data101 = data98.reasoning_field;
+if(data99.tokens_per_second !== undefined){
+let data101 = data99.tokens_per_second;
 const _errs265 = errors;
-const _errs266 = errors;
-let valid32 = false;
-const _errs267 = errors;
-if(typeof data101 !== "string"){
+if(!(typeof data101 == "number")){
 let dataType90 = typeof data101;
 let coerced90 = undefined;
 if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data101;
-}
-else if(data101 === null){
-coerced90 = "";
+if(dataType90 == "boolean" || data101 === null
+              || (dataType90 == "string" && data101 && data101 == +data101)){
+coerced90 = +data101;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data101};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data101}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data101 = coerced90;
+if(data99 !== undefined){
+data99["tokens_per_second"] = coerced90;
+}
+}
+}
+if(errors === _errs265){
+if(typeof data101 == "number"){
+if(data101 < 0 || isNaN(data101)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data101}];
+return false;
+}
+}
+}
+var valid31 = _errs265 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data99.reasoning_field !== undefined){
+let data102 = data99.reasoning_field;
+const _errs267 = errors;
+const _errs268 = errors;
+let valid32 = false;
+const _errs269 = errors;
+if(typeof data102 !== "string"){
+let dataType91 = typeof data102;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data102;
+}
+else if(data102 === null){
+coerced91 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data102};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4437,15 +4475,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced90 !== undefined){
-data101 = coerced90;
-if(data98 !== undefined){
-data98["reasoning_field"] = coerced90;
+if(coerced91 !== undefined){
+data102 = coerced91;
+if(data99 !== undefined){
+data99["reasoning_field"] = coerced91;
 }
 }
 }
-if("reasoning_content" !== data101){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data101};
+if("reasoning_content" !== data102){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data102};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4454,22 +4492,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs267 === errors;
+var _valid6 = _errs269 === errors;
 valid32 = valid32 || _valid6;
 if(!valid32){
-const _errs269 = errors;
-if(typeof data101 !== "string"){
-let dataType91 = typeof data101;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data101;
+const _errs271 = errors;
+if(typeof data102 !== "string"){
+let dataType92 = typeof data102;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data102;
 }
-else if(data101 === null){
-coerced91 = "";
+else if(data102 === null){
+coerced92 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data101};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data102};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4479,15 +4517,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced91 !== undefined){
-data101 = coerced91;
-if(data98 !== undefined){
-data98["reasoning_field"] = coerced91;
+if(coerced92 !== undefined){
+data102 = coerced92;
+if(data99 !== undefined){
+data99["reasoning_field"] = coerced92;
 }
 }
 }
-if("reasoning" !== data101){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data101};
+if("reasoning" !== data102){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data102};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4496,11 +4534,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs269 === errors;
+var _valid6 = _errs271 === errors;
 valid32 = valid32 || _valid6;
 }
 if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data101};
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data102};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4512,83 +4550,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs266;
+errors = _errs268;
 if(vErrors !== null){
-if(_errs266){
-vErrors.length = _errs266;
+if(_errs268){
+vErrors.length = _errs268;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs265 === errors;
+var valid31 = _errs267 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data98.port !== undefined){
-let data102 = data98.port;
-const _errs271 = errors;
-if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
-let dataType92 = typeof data102;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 === "boolean" || data102 === null
-              || (dataType92 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
-coerced92 = +data102;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data102}];
-return false;
-}
-}
-if(coerced92 !== undefined){
-data102 = coerced92;
-if(data98 !== undefined){
-data98["port"] = coerced92;
-}
-}
-}
-if(errors === _errs271){
-if(typeof data102 == "number"){
-if(data102 > 65535 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data102}];
-return false;
-}
-else {
-if(data102 < 0 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data102}];
-return false;
-}
-}
-}
-}
-var valid31 = _errs271 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data98.protocol !== undefined){
-let data103 = data98.protocol;
+if(data99.port !== undefined){
+let data103 = data99.port;
 const _errs273 = errors;
-const _errs274 = errors;
-let valid33 = false;
-const _errs275 = errors;
-if(typeof data103 !== "string"){
+if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
 let dataType93 = typeof data103;
 let coerced93 = undefined;
 if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data103;
-}
-else if(data103 === null){
-coerced93 = "";
+if(dataType93 === "boolean" || data103 === null
+              || (dataType93 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+coerced93 = +data103;
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data103};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data103}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data103 = coerced93;
+if(data99 !== undefined){
+data99["port"] = coerced93;
+}
+}
+}
+if(errors === _errs273){
+if(typeof data103 == "number"){
+if(data103 > 65535 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data103}];
+return false;
+}
+else {
+if(data103 < 0 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data103}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs273 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data99.protocol !== undefined){
+let data104 = data99.protocol;
+const _errs275 = errors;
+const _errs276 = errors;
+let valid33 = false;
+const _errs277 = errors;
+if(typeof data104 !== "string"){
+let dataType94 = typeof data104;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data104;
+}
+else if(data104 === null){
+coerced94 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4598,15 +4636,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data103 = coerced93;
-if(data98 !== undefined){
-data98["protocol"] = coerced93;
+if(coerced94 !== undefined){
+data104 = coerced94;
+if(data99 !== undefined){
+data99["protocol"] = coerced94;
 }
 }
 }
-if("openai" !== data103){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data103};
+if("openai" !== data104){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data104};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4615,22 +4653,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs275 === errors;
+var _valid7 = _errs277 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs277 = errors;
-if(typeof data103 !== "string"){
-let dataType94 = typeof data103;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data103;
+const _errs279 = errors;
+if(typeof data104 !== "string"){
+let dataType95 = typeof data104;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data104;
 }
-else if(data103 === null){
-coerced94 = "";
+else if(data104 === null){
+coerced95 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data103};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4640,15 +4678,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data103 = coerced94;
-if(data98 !== undefined){
-data98["protocol"] = coerced94;
+if(coerced95 !== undefined){
+data104 = coerced95;
+if(data99 !== undefined){
+data99["protocol"] = coerced95;
 }
 }
 }
-if("anthropic" !== data103){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data103};
+if("anthropic" !== data104){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data104};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4657,22 +4695,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs277 === errors;
+var _valid7 = _errs279 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs279 = errors;
-if(typeof data103 !== "string"){
-let dataType95 = typeof data103;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data103;
+const _errs281 = errors;
+if(typeof data104 !== "string"){
+let dataType96 = typeof data104;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data104;
 }
-else if(data103 === null){
-coerced95 = "";
+else if(data104 === null){
+coerced96 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data103};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data104};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4682,15 +4720,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data103 = coerced95;
-if(data98 !== undefined){
-data98["protocol"] = coerced95;
+if(coerced96 !== undefined){
+data104 = coerced96;
+if(data99 !== undefined){
+data99["protocol"] = coerced96;
 }
 }
 }
-if("gemini" !== data103){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data103};
+if("gemini" !== data104){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data104};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4699,12 +4737,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs279 === errors;
+var _valid7 = _errs281 === errors;
 valid33 = valid33 || _valid7;
 }
 }
 if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data103};
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data104};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4716,294 +4754,90 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs274;
+errors = _errs276;
 if(vErrors !== null){
-if(_errs274){
-vErrors.length = _errs274;
+if(_errs276){
+vErrors.length = _errs276;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs273 === errors;
+var valid31 = _errs275 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data98.scripts !== undefined){
-let data104 = data98.scripts;
-const _errs281 = errors;
-if(errors === _errs281){
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-var valid34 = true;
-for(const key22 in data104){
-if(pattern5.test(key22)){
-let data105 = data104[key22];
+if(data99.scripts !== undefined){
+let data105 = data99.scripts;
 const _errs283 = errors;
 if(errors === _errs283){
-if(Array.isArray(data105)){
-if(data105.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data105}];
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+var valid34 = true;
+for(const key22 in data105){
+if(pattern5.test(key22)){
+let data106 = data105[key22];
+const _errs285 = errors;
+if(errors === _errs285){
+if(Array.isArray(data106)){
+if(data106.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data106}];
 return false;
 }
 else {
 var valid35 = true;
-const len4 = data105.length;
+const len4 = data106.length;
 for(let i4=0; i4<len4; i4++){
-let data106 = data105[i4];
-const _errs285 = errors;
-if(errors === _errs285){
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+let data107 = data106[i4];
 const _errs287 = errors;
-for(const key23 in data106){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data106}];
-return false;
-break;
-}
-}
-if(_errs287 === errors){
-if(data106.when !== undefined){
-let data107 = data106.when;
-const _errs288 = errors;
-if(errors === _errs288){
+if(errors === _errs287){
 if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-const _errs290 = errors;
-for(const key24 in data107){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data107}];
+const _errs289 = errors;
+for(const key23 in data107){
+if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data107}];
 return false;
 break;
 }
 }
-if(_errs290 === errors){
-if(data107.tools_offered !== undefined){
-let data108 = data107.tools_offered;
-const _errs291 = errors;
-if(typeof data108 !== "boolean"){
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(data108 === "false" || data108 === 0 || data108 === null){
-coerced96 = false;
-}
-else if(data108 === "true" || data108 === 1){
-coerced96 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data108}];
+if(_errs289 === errors){
+if(data107.when !== undefined){
+let data108 = data107.when;
+const _errs290 = errors;
+if(errors === _errs290){
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+const _errs292 = errors;
+for(const key24 in data108){
+if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data108}];
 return false;
+break;
 }
 }
-if(coerced96 !== undefined){
-data108 = coerced96;
-if(data107 !== undefined){
-data107["tools_offered"] = coerced96;
-}
-}
-}
-var valid37 = _errs291 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data107.last_role !== undefined){
-let data109 = data107.last_role;
+if(_errs292 === errors){
+if(data108.tools_offered !== undefined){
+let data109 = data108.tools_offered;
 const _errs293 = errors;
-const _errs294 = errors;
-let valid38 = false;
-const _errs295 = errors;
-if(typeof data109 !== "string"){
-let dataType97 = typeof data109;
+if(typeof data109 !== "boolean"){
 let coerced97 = undefined;
 if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data109;
+if(data109 === "false" || data109 === 0 || data109 === null){
+coerced97 = false;
 }
-else if(data109 === null){
-coerced97 = "";
-}
-else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data109};
-if(vErrors === null){
-vErrors = [err58];
+else if(data109 === "true" || data109 === 1){
+coerced97 = true;
 }
 else {
-vErrors.push(err58);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data109}];
+return false;
 }
 }
 if(coerced97 !== undefined){
 data109 = coerced97;
-if(data107 !== undefined){
-data107["last_role"] = coerced97;
-}
-}
-}
-if("user" !== data109){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data109};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-var _valid8 = _errs295 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs297 = errors;
-if(typeof data109 !== "string"){
-let dataType98 = typeof data109;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data109;
-}
-else if(data109 === null){
-coerced98 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data109};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(coerced98 !== undefined){
-data109 = coerced98;
-if(data107 !== undefined){
-data107["last_role"] = coerced98;
-}
-}
-}
-if("assistant" !== data109){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data109};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-var _valid8 = _errs297 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs299 = errors;
-if(typeof data109 !== "string"){
-let dataType99 = typeof data109;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data109;
-}
-else if(data109 === null){
-coerced99 = "";
-}
-else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data109};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(coerced99 !== undefined){
-data109 = coerced99;
-if(data107 !== undefined){
-data107["last_role"] = coerced99;
-}
-}
-}
-if("tool" !== data109){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data109};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid8 = _errs299 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs301 = errors;
-if(typeof data109 !== "string"){
-let dataType100 = typeof data109;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data109;
-}
-else if(data109 === null){
-coerced100 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data109};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(coerced100 !== undefined){
-data109 = coerced100;
-if(data107 !== undefined){
-data107["last_role"] = coerced100;
-}
-}
-}
-if("system" !== data109){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data109};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-var _valid8 = _errs301 === errors;
-valid38 = valid38 || _valid8;
-}
-}
-}
-if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data109};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs294;
-if(vErrors !== null){
-if(_errs294){
-vErrors.length = _errs294;
-}
-else {
-vErrors = null;
+if(data108 !== undefined){
+data108["tools_offered"] = coerced97;
 }
 }
 }
@@ -5013,8 +4847,137 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data107.last_message_matches !== undefined){
-let data110 = data107.last_message_matches;
+if(data108.last_role !== undefined){
+let data110 = data108.last_role;
+const _errs295 = errors;
+const _errs296 = errors;
+let valid38 = false;
+const _errs297 = errors;
+if(typeof data110 !== "string"){
+let dataType98 = typeof data110;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data110;
+}
+else if(data110 === null){
+coerced98 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data110};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(coerced98 !== undefined){
+data110 = coerced98;
+if(data108 !== undefined){
+data108["last_role"] = coerced98;
+}
+}
+}
+if("user" !== data110){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data110};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid8 = _errs297 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs299 = errors;
+if(typeof data110 !== "string"){
+let dataType99 = typeof data110;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data110;
+}
+else if(data110 === null){
+coerced99 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data110};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(coerced99 !== undefined){
+data110 = coerced99;
+if(data108 !== undefined){
+data108["last_role"] = coerced99;
+}
+}
+}
+if("assistant" !== data110){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data110};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid8 = _errs299 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs301 = errors;
+if(typeof data110 !== "string"){
+let dataType100 = typeof data110;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data110;
+}
+else if(data110 === null){
+coerced100 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data110};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(coerced100 !== undefined){
+data110 = coerced100;
+if(data108 !== undefined){
+data108["last_role"] = coerced100;
+}
+}
+}
+if("tool" !== data110){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data110};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var _valid8 = _errs301 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
 const _errs303 = errors;
 if(typeof data110 !== "string"){
 let dataType101 = typeof data110;
@@ -5027,26 +4990,101 @@ else if(data110 === null){
 coerced101 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data110}];
-return false;
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data110};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
 }
 }
 if(coerced101 !== undefined){
 data110 = coerced101;
-if(data107 !== undefined){
-data107["last_message_matches"] = coerced101;
+if(data108 !== undefined){
+data108["last_role"] = coerced101;
 }
 }
 }
-if(errors === _errs303){
-if(typeof data110 === "string"){
-if(func3(data110) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data110}];
+if("system" !== data110){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data110};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs303 === errors;
+valid38 = valid38 || _valid8;
+}
+}
+}
+if(!valid38){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data110};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs296;
+if(vErrors !== null){
+if(_errs296){
+vErrors.length = _errs296;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid37 = _errs295 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data108.last_message_matches !== undefined){
+let data111 = data108.last_message_matches;
+const _errs305 = errors;
+if(typeof data111 !== "string"){
+let dataType102 = typeof data111;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data111;
+}
+else if(data111 === null){
+coerced102 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data111}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data111 = coerced102;
+if(data108 !== undefined){
+data108["last_message_matches"] = coerced102;
+}
+}
+}
+if(errors === _errs305){
+if(typeof data111 === "string"){
+if(func3(data111) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data111}];
 return false;
 }
 }
 }
-var valid37 = _errs303 === errors;
+var valid37 = _errs305 === errors;
 }
 else {
 var valid37 = true;
@@ -5056,82 +5094,67 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data108}];
 return false;
 }
 }
-var valid36 = _errs288 === errors;
+var valid36 = _errs290 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data106.call !== undefined){
-let data111 = data106.call;
-const _errs305 = errors;
-if(errors === _errs305){
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+if(data107.call !== undefined){
+let data112 = data107.call;
+const _errs307 = errors;
+if(errors === _errs307){
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
 let missing3;
-if((data111.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data111}];
+if((data112.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data112}];
 return false;
 }
 else {
-const _errs307 = errors;
-for(const key25 in data111){
+const _errs309 = errors;
+for(const key25 in data112){
 if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data112}];
 return false;
 break;
 }
 }
-if(_errs307 === errors){
-if(data111.tool !== undefined){
-let data112 = data111.tool;
-const _errs308 = errors;
-if(typeof data112 !== "string"){
-let dataType102 = typeof data112;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data112;
-}
-else if(data112 === null){
-coerced102 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data112}];
-return false;
-}
-}
-if(coerced102 !== undefined){
-data112 = coerced102;
-if(data111 !== undefined){
-data111["tool"] = coerced102;
-}
-}
-}
-if(errors === _errs308){
-if(typeof data112 === "string"){
-if(func3(data112) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data112}];
-return false;
-}
-}
-}
-var valid39 = _errs308 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data111.arguments !== undefined){
-let data113 = data111.arguments;
+if(_errs309 === errors){
+if(data112.tool !== undefined){
+let data113 = data112.tool;
 const _errs310 = errors;
-if(errors === _errs310){
-if(!(data113 && typeof data113 == "object" && !Array.isArray(data113))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data113}];
+if(typeof data113 !== "string"){
+let dataType103 = typeof data113;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data113;
+}
+else if(data113 === null){
+coerced103 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data113}];
 return false;
+}
+}
+if(coerced103 !== undefined){
+data113 = coerced103;
+if(data112 !== undefined){
+data112["tool"] = coerced103;
+}
+}
+}
+if(errors === _errs310){
+if(typeof data113 === "string"){
+if(func3(data113) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data113}];
+return false;
+}
 }
 }
 var valid39 = _errs310 === errors;
@@ -5139,47 +5162,62 @@ var valid39 = _errs310 === errors;
 else {
 var valid39 = true;
 }
+if(valid39){
+if(data112.arguments !== undefined){
+let data114 = data112.arguments;
+const _errs312 = errors;
+if(errors === _errs312){
+if(!(data114 && typeof data114 == "object" && !Array.isArray(data114))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data114}];
+return false;
+}
+}
+var valid39 = _errs312 === errors;
+}
+else {
+var valid39 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data112}];
 return false;
 }
 }
-var valid36 = _errs305 === errors;
+var valid36 = _errs307 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data106.answer !== undefined){
-let data114 = data106.answer;
-const _errs312 = errors;
-if(typeof data114 !== "string"){
-let dataType103 = typeof data114;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data114;
+if(data107.answer !== undefined){
+let data115 = data107.answer;
+const _errs314 = errors;
+if(typeof data115 !== "string"){
+let dataType104 = typeof data115;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data115;
 }
-else if(data114 === null){
-coerced103 = "";
+else if(data115 === null){
+coerced104 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data115}];
 return false;
 }
 }
-if(coerced103 !== undefined){
-data114 = coerced103;
-if(data106 !== undefined){
-data106["answer"] = coerced103;
+if(coerced104 !== undefined){
+data115 = coerced104;
+if(data107 !== undefined){
+data107["answer"] = coerced104;
 }
 }
 }
-var valid36 = _errs312 === errors;
+var valid36 = _errs314 === errors;
 }
 else {
 var valid36 = true;
@@ -5189,11 +5227,11 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data107}];
 return false;
 }
 }
-var valid35 = _errs285 === errors;
+var valid35 = _errs287 === errors;
 if(!valid35){
 break;
 }
@@ -5201,11 +5239,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data105}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data106}];
 return false;
 }
 }
-var valid34 = _errs283 === errors;
+var valid34 = _errs285 === errors;
 if(!valid34){
 break;
 }
@@ -5213,11 +5251,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data105}];
 return false;
 }
 }
-var valid31 = _errs281 === errors;
+var valid31 = _errs283 === errors;
 }
 else {
 var valid31 = true;
@@ -5230,11 +5268,11 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data99}];
 return false;
 }
 }
-var valid23 = _errs258 === errors;
+var valid23 = _errs260 === errors;
 }
 else {
 var valid23 = true;
@@ -5254,11 +5292,11 @@ var valid23 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data80}];
 return false;
 }
 }
-var valid22 = _errs197 === errors;
+var valid22 = _errs199 === errors;
 if(!valid22){
 break;
 }
@@ -5266,89 +5304,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data79}];
 return false;
 }
 }
-var valid0 = _errs195 === errors;
+var valid0 = _errs197 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data115 = data.models;
-const _errs314 = errors;
-if(errors === _errs314){
-if(Array.isArray(data115)){
-if(data115.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data115}];
+let data116 = data.models;
+const _errs316 = errors;
+if(errors === _errs316){
+if(Array.isArray(data116)){
+if(data116.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data116}];
 return false;
 }
 else {
 var valid40 = true;
-const len5 = data115.length;
+const len5 = data116.length;
 for(let i5=0; i5<len5; i5++){
-let data116 = data115[i5];
-const _errs316 = errors;
-if(errors === _errs316){
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+let data117 = data116[i5];
+const _errs318 = errors;
+if(errors === _errs318){
+if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
 let missing4;
-if(((data116.id === undefined) && (missing4 = "id")) || ((data116.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data116}];
+if(((data117.id === undefined) && (missing4 = "id")) || ((data117.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data117}];
 return false;
 }
 else {
-const _errs318 = errors;
-for(const key26 in data116){
+const _errs320 = errors;
+for(const key26 in data117){
 if(!((((((((key26 === "id") || (key26 === "owned_by")) || (key26 === "context_length")) || (key26 === "max_output_tokens")) || (key26 === "default_max_tokens")) || (key26 === "reasoning")) || (key26 === "pricing")) || (key26 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data117}];
 return false;
 break;
 }
 }
-if(_errs318 === errors){
-if(data116.id !== undefined){
-let data117 = data116.id;
-const _errs319 = errors;
-if(typeof data117 !== "string"){
-let dataType104 = typeof data117;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data117;
-}
-else if(data117 === null){
-coerced104 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data117}];
-return false;
-}
-}
-if(coerced104 !== undefined){
-data117 = coerced104;
-if(data116 !== undefined){
-data116["id"] = coerced104;
-}
-}
-}
-if(errors === _errs319){
-if(typeof data117 === "string"){
-if(func3(data117) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data117}];
-return false;
-}
-}
-}
-var valid41 = _errs319 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data116.owned_by !== undefined){
-let data118 = data116.owned_by;
+if(_errs320 === errors){
+if(data117.id !== undefined){
+let data118 = data117.id;
 const _errs321 = errors;
 if(typeof data118 !== "string"){
 let dataType105 = typeof data118;
@@ -5361,21 +5360,21 @@ else if(data118 === null){
 coerced105 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data118}];
 return false;
 }
 }
 if(coerced105 !== undefined){
 data118 = coerced105;
-if(data116 !== undefined){
-data116["owned_by"] = coerced105;
+if(data117 !== undefined){
+data117["id"] = coerced105;
 }
 }
 }
 if(errors === _errs321){
 if(typeof data118 === "string"){
 if(func3(data118) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data118}];
 return false;
 }
 }
@@ -5386,33 +5385,35 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.context_length !== undefined){
-let data119 = data116.context_length;
+if(data117.owned_by !== undefined){
+let data119 = data117.owned_by;
 const _errs323 = errors;
-if(!((typeof data119 == "number") && (!(data119 % 1) && !isNaN(data119)))){
+if(typeof data119 !== "string"){
 let dataType106 = typeof data119;
 let coerced106 = undefined;
 if(!(coerced106 !== undefined)){
-if(dataType106 === "boolean" || data119 === null
-              || (dataType106 === "string" && data119 && data119 == +data119 && !(data119 % 1))){
-coerced106 = +data119;
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data119;
+}
+else if(data119 === null){
+coerced106 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data119}];
 return false;
 }
 }
 if(coerced106 !== undefined){
 data119 = coerced106;
-if(data116 !== undefined){
-data116["context_length"] = coerced106;
+if(data117 !== undefined){
+data117["owned_by"] = coerced106;
 }
 }
 }
 if(errors === _errs323){
-if(typeof data119 == "number"){
-if(data119 < 1 || isNaN(data119)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data119}];
+if(typeof data119 === "string"){
+if(func3(data119) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data119}];
 return false;
 }
 }
@@ -5423,8 +5424,8 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.max_output_tokens !== undefined){
-let data120 = data116.max_output_tokens;
+if(data117.context_length !== undefined){
+let data120 = data117.context_length;
 const _errs325 = errors;
 if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
 let dataType107 = typeof data120;
@@ -5435,21 +5436,21 @@ if(dataType107 === "boolean" || data120 === null
 coerced107 = +data120;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data120}];
 return false;
 }
 }
 if(coerced107 !== undefined){
 data120 = coerced107;
-if(data116 !== undefined){
-data116["max_output_tokens"] = coerced107;
+if(data117 !== undefined){
+data117["context_length"] = coerced107;
 }
 }
 }
 if(errors === _errs325){
 if(typeof data120 == "number"){
 if(data120 < 1 || isNaN(data120)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data120}];
 return false;
 }
 }
@@ -5460,8 +5461,8 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.default_max_tokens !== undefined){
-let data121 = data116.default_max_tokens;
+if(data117.max_output_tokens !== undefined){
+let data121 = data117.max_output_tokens;
 const _errs327 = errors;
 if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
 let dataType108 = typeof data121;
@@ -5472,21 +5473,21 @@ if(dataType108 === "boolean" || data121 === null
 coerced108 = +data121;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data121}];
 return false;
 }
 }
 if(coerced108 !== undefined){
 data121 = coerced108;
-if(data116 !== undefined){
-data116["default_max_tokens"] = coerced108;
+if(data117 !== undefined){
+data117["max_output_tokens"] = coerced108;
 }
 }
 }
 if(errors === _errs327){
 if(typeof data121 == "number"){
 if(data121 < 1 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data121}];
 return false;
 }
 }
@@ -5497,44 +5498,81 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.reasoning !== undefined){
-let data122 = data116.reasoning;
+if(data117.default_max_tokens !== undefined){
+let data122 = data117.default_max_tokens;
 const _errs329 = errors;
+if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
+let dataType109 = typeof data122;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 === "boolean" || data122 === null
+              || (dataType109 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
+coerced109 = +data122;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data122}];
+return false;
+}
+}
+if(coerced109 !== undefined){
+data122 = coerced109;
+if(data117 !== undefined){
+data117["default_max_tokens"] = coerced109;
+}
+}
+}
 if(errors === _errs329){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+if(typeof data122 == "number"){
+if(data122 < 1 || isNaN(data122)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data122}];
+return false;
+}
+}
+}
+var valid41 = _errs329 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data117.reasoning !== undefined){
+let data123 = data117.reasoning;
+const _errs331 = errors;
+if(errors === _errs331){
+if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
 let missing5;
-if((data122.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data122}];
+if((data123.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data123}];
 return false;
 }
 else {
-const _errs331 = errors;
-for(const key27 in data122){
+const _errs333 = errors;
+for(const key27 in data123){
 if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data123}];
 return false;
 break;
 }
 }
-if(_errs331 === errors){
-if(data122.default_effort !== undefined){
-let data123 = data122.default_effort;
-const _errs332 = errors;
-const _errs333 = errors;
-let valid43 = false;
+if(_errs333 === errors){
+if(data123.default_effort !== undefined){
+let data124 = data123.default_effort;
 const _errs334 = errors;
-if(typeof data123 !== "string"){
-let dataType109 = typeof data123;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data123;
+const _errs335 = errors;
+let valid43 = false;
+const _errs336 = errors;
+if(typeof data124 !== "string"){
+let dataType110 = typeof data124;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data124;
 }
-else if(data123 === null){
-coerced109 = "";
+else if(data124 === null){
+coerced110 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data123};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data124};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5544,15 +5582,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data123 = coerced109;
-if(data122 !== undefined){
-data122["default_effort"] = coerced109;
+if(coerced110 !== undefined){
+data124 = coerced110;
+if(data123 !== undefined){
+data123["default_effort"] = coerced110;
 }
 }
 }
-if("none" !== data123){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data123};
+if("none" !== data124){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data124};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5561,22 +5599,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs334 === errors;
+var _valid9 = _errs336 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs336 = errors;
-if(typeof data123 !== "string"){
-let dataType110 = typeof data123;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data123;
+const _errs338 = errors;
+if(typeof data124 !== "string"){
+let dataType111 = typeof data124;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data124;
 }
-else if(data123 === null){
-coerced110 = "";
+else if(data124 === null){
+coerced111 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data123};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data124};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5586,15 +5624,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data123 = coerced110;
-if(data122 !== undefined){
-data122["default_effort"] = coerced110;
+if(coerced111 !== undefined){
+data124 = coerced111;
+if(data123 !== undefined){
+data123["default_effort"] = coerced111;
 }
 }
 }
-if("minimal" !== data123){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data123};
+if("minimal" !== data124){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data124};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5603,22 +5641,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs336 === errors;
+var _valid9 = _errs338 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs338 = errors;
-if(typeof data123 !== "string"){
-let dataType111 = typeof data123;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data123;
+const _errs340 = errors;
+if(typeof data124 !== "string"){
+let dataType112 = typeof data124;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data124;
 }
-else if(data123 === null){
-coerced111 = "";
+else if(data124 === null){
+coerced112 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data123};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data124};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5628,15 +5666,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data123 = coerced111;
-if(data122 !== undefined){
-data122["default_effort"] = coerced111;
+if(coerced112 !== undefined){
+data124 = coerced112;
+if(data123 !== undefined){
+data123["default_effort"] = coerced112;
 }
 }
 }
-if("low" !== data123){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data123};
+if("low" !== data124){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data124};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5645,22 +5683,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs338 === errors;
+var _valid9 = _errs340 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs340 = errors;
-if(typeof data123 !== "string"){
-let dataType112 = typeof data123;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data123;
+const _errs342 = errors;
+if(typeof data124 !== "string"){
+let dataType113 = typeof data124;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data124;
 }
-else if(data123 === null){
-coerced112 = "";
+else if(data124 === null){
+coerced113 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data123};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data124};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5670,15 +5708,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data123 = coerced112;
-if(data122 !== undefined){
-data122["default_effort"] = coerced112;
+if(coerced113 !== undefined){
+data124 = coerced113;
+if(data123 !== undefined){
+data123["default_effort"] = coerced113;
 }
 }
 }
-if("medium" !== data123){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data123};
+if("medium" !== data124){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data124};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5687,22 +5725,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs340 === errors;
+var _valid9 = _errs342 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs342 = errors;
-if(typeof data123 !== "string"){
-let dataType113 = typeof data123;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data123;
+const _errs344 = errors;
+if(typeof data124 !== "string"){
+let dataType114 = typeof data124;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data124;
 }
-else if(data123 === null){
-coerced113 = "";
+else if(data124 === null){
+coerced114 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data123};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data124};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5712,15 +5750,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data123 = coerced113;
-if(data122 !== undefined){
-data122["default_effort"] = coerced113;
+if(coerced114 !== undefined){
+data124 = coerced114;
+if(data123 !== undefined){
+data123["default_effort"] = coerced114;
 }
 }
 }
-if("high" !== data123){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data123};
+if("high" !== data124){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data124};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5729,22 +5767,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs342 === errors;
+var _valid9 = _errs344 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs344 = errors;
-if(typeof data123 !== "string"){
-let dataType114 = typeof data123;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data123;
+const _errs346 = errors;
+if(typeof data124 !== "string"){
+let dataType115 = typeof data124;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data124;
 }
-else if(data123 === null){
-coerced114 = "";
+else if(data124 === null){
+coerced115 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data123};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data124};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5754,15 +5792,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data123 = coerced114;
-if(data122 !== undefined){
-data122["default_effort"] = coerced114;
+if(coerced115 !== undefined){
+data124 = coerced115;
+if(data123 !== undefined){
+data123["default_effort"] = coerced115;
 }
 }
 }
-if("xhigh" !== data123){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data123};
+if("xhigh" !== data124){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data124};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5771,22 +5809,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs344 === errors;
+var _valid9 = _errs346 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs346 = errors;
-if(typeof data123 !== "string"){
-let dataType115 = typeof data123;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data123;
+const _errs348 = errors;
+if(typeof data124 !== "string"){
+let dataType116 = typeof data124;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data124;
 }
-else if(data123 === null){
-coerced115 = "";
+else if(data124 === null){
+coerced116 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data123};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data124};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5796,15 +5834,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data123 = coerced115;
-if(data122 !== undefined){
-data122["default_effort"] = coerced115;
+if(coerced116 !== undefined){
+data124 = coerced116;
+if(data123 !== undefined){
+data123["default_effort"] = coerced116;
 }
 }
 }
-if("max" !== data123){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data123};
+if("max" !== data124){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data124};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5813,7 +5851,7 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs346 === errors;
+var _valid9 = _errs348 === errors;
 valid43 = valid43 || _valid9;
 }
 }
@@ -5822,7 +5860,7 @@ valid43 = valid43 || _valid9;
 }
 }
 if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data123};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data124};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5834,52 +5872,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs333;
+errors = _errs335;
 if(vErrors !== null){
-if(_errs333){
-vErrors.length = _errs333;
+if(_errs335){
+vErrors.length = _errs335;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs332 === errors;
+var valid42 = _errs334 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data122.efforts !== undefined){
-let data124 = data122.efforts;
-const _errs348 = errors;
-if(errors === _errs348){
-if(Array.isArray(data124)){
-if(data124.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data124}];
+if(data123.efforts !== undefined){
+let data125 = data123.efforts;
+const _errs350 = errors;
+if(errors === _errs350){
+if(Array.isArray(data125)){
+if(data125.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data125}];
 return false;
 }
 else {
 var valid44 = true;
-const len6 = data124.length;
+const len6 = data125.length;
 for(let i6=0; i6<len6; i6++){
-let data125 = data124[i6];
-const _errs350 = errors;
-const _errs351 = errors;
-let valid45 = false;
+let data126 = data125[i6];
 const _errs352 = errors;
-if(typeof data125 !== "string"){
-let dataType116 = typeof data125;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data125;
+const _errs353 = errors;
+let valid45 = false;
+const _errs354 = errors;
+if(typeof data126 !== "string"){
+let dataType117 = typeof data126;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data126;
 }
-else if(data125 === null){
-coerced116 = "";
+else if(data126 === null){
+coerced117 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data125};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -5889,15 +5927,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data125 = coerced116;
-if(data124 !== undefined){
-data124[i6] = coerced116;
+if(coerced117 !== undefined){
+data126 = coerced117;
+if(data125 !== undefined){
+data125[i6] = coerced117;
 }
 }
 }
-if("none" !== data125){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data125};
+if("none" !== data126){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -5906,22 +5944,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs352 === errors;
+var _valid10 = _errs354 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs354 = errors;
-if(typeof data125 !== "string"){
-let dataType117 = typeof data125;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data125;
+const _errs356 = errors;
+if(typeof data126 !== "string"){
+let dataType118 = typeof data126;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data126;
 }
-else if(data125 === null){
-coerced117 = "";
+else if(data126 === null){
+coerced118 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data125};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5931,15 +5969,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data125 = coerced117;
-if(data124 !== undefined){
-data124[i6] = coerced117;
+if(coerced118 !== undefined){
+data126 = coerced118;
+if(data125 !== undefined){
+data125[i6] = coerced118;
 }
 }
 }
-if("minimal" !== data125){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data125};
+if("minimal" !== data126){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5948,22 +5986,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs354 === errors;
+var _valid10 = _errs356 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs356 = errors;
-if(typeof data125 !== "string"){
-let dataType118 = typeof data125;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data125;
+const _errs358 = errors;
+if(typeof data126 !== "string"){
+let dataType119 = typeof data126;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data126;
 }
-else if(data125 === null){
-coerced118 = "";
+else if(data126 === null){
+coerced119 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data125};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5973,15 +6011,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data125 = coerced118;
-if(data124 !== undefined){
-data124[i6] = coerced118;
+if(coerced119 !== undefined){
+data126 = coerced119;
+if(data125 !== undefined){
+data125[i6] = coerced119;
 }
 }
 }
-if("low" !== data125){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data125};
+if("low" !== data126){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -5990,22 +6028,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs356 === errors;
+var _valid10 = _errs358 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs358 = errors;
-if(typeof data125 !== "string"){
-let dataType119 = typeof data125;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data125;
+const _errs360 = errors;
+if(typeof data126 !== "string"){
+let dataType120 = typeof data126;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data126;
 }
-else if(data125 === null){
-coerced119 = "";
+else if(data126 === null){
+coerced120 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data125};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data126};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6015,15 +6053,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data125 = coerced119;
-if(data124 !== undefined){
-data124[i6] = coerced119;
+if(coerced120 !== undefined){
+data126 = coerced120;
+if(data125 !== undefined){
+data125[i6] = coerced120;
 }
 }
 }
-if("medium" !== data125){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data125};
+if("medium" !== data126){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data126};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6032,22 +6070,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs358 === errors;
+var _valid10 = _errs360 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs360 = errors;
-if(typeof data125 !== "string"){
-let dataType120 = typeof data125;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data125;
+const _errs362 = errors;
+if(typeof data126 !== "string"){
+let dataType121 = typeof data126;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data126;
 }
-else if(data125 === null){
-coerced120 = "";
+else if(data126 === null){
+coerced121 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data125};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data126};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6057,15 +6095,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced120 !== undefined){
-data125 = coerced120;
-if(data124 !== undefined){
-data124[i6] = coerced120;
+if(coerced121 !== undefined){
+data126 = coerced121;
+if(data125 !== undefined){
+data125[i6] = coerced121;
 }
 }
 }
-if("high" !== data125){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data125};
+if("high" !== data126){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data126};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6074,22 +6112,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs360 === errors;
+var _valid10 = _errs362 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs362 = errors;
-if(typeof data125 !== "string"){
-let dataType121 = typeof data125;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data125;
+const _errs364 = errors;
+if(typeof data126 !== "string"){
+let dataType122 = typeof data126;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data126;
 }
-else if(data125 === null){
-coerced121 = "";
+else if(data126 === null){
+coerced122 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data125};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data126};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6099,15 +6137,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data125 = coerced121;
-if(data124 !== undefined){
-data124[i6] = coerced121;
+if(coerced122 !== undefined){
+data126 = coerced122;
+if(data125 !== undefined){
+data125[i6] = coerced122;
 }
 }
 }
-if("xhigh" !== data125){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data125};
+if("xhigh" !== data126){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data126};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6116,103 +6154,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs362 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs364 = errors;
-if(typeof data125 !== "string"){
-let dataType122 = typeof data125;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data125;
-}
-else if(data125 === null){
-coerced122 = "";
-}
-else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data125};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-if(coerced122 !== undefined){
-data125 = coerced122;
-if(data124 !== undefined){
-data124[i6] = coerced122;
-}
-}
-}
-if("max" !== data125){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data125};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
 var _valid10 = _errs364 === errors;
 valid45 = valid45 || _valid10;
-}
-}
-}
-}
-}
-}
 if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data125};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs351;
-if(vErrors !== null){
-if(_errs351){
-vErrors.length = _errs351;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs350 === errors;
-if(!valid44){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data124}];
-return false;
-}
-}
-var valid42 = _errs348 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data122.style !== undefined){
-let data126 = data122.style;
 const _errs366 = errors;
-const _errs367 = errors;
-let valid46 = false;
-const _errs368 = errors;
 if(typeof data126 !== "string"){
 let dataType123 = typeof data126;
 let coerced123 = undefined;
@@ -6224,7 +6169,100 @@ else if(data126 === null){
 coerced123 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data126};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data126};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+if(coerced123 !== undefined){
+data126 = coerced123;
+if(data125 !== undefined){
+data125[i6] = coerced123;
+}
+}
+}
+if("max" !== data126){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data126};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+var _valid10 = _errs366 === errors;
+valid45 = valid45 || _valid10;
+}
+}
+}
+}
+}
+}
+if(!valid45){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data126};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs353;
+if(vErrors !== null){
+if(_errs353){
+vErrors.length = _errs353;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs352 === errors;
+if(!valid44){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data125}];
+return false;
+}
+}
+var valid42 = _errs350 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data123.style !== undefined){
+let data127 = data123.style;
+const _errs368 = errors;
+const _errs369 = errors;
+let valid46 = false;
+const _errs370 = errors;
+if(typeof data127 !== "string"){
+let dataType124 = typeof data127;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data127;
+}
+else if(data127 === null){
+coerced124 = "";
+}
+else {
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6234,15 +6272,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data126 = coerced123;
-if(data122 !== undefined){
-data122["style"] = coerced123;
+if(coerced124 !== undefined){
+data127 = coerced124;
+if(data123 !== undefined){
+data123["style"] = coerced124;
 }
 }
 }
-if("budget" !== data126){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data126};
+if("budget" !== data127){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6251,22 +6289,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs368 === errors;
+var _valid11 = _errs370 === errors;
 valid46 = valid46 || _valid11;
 if(!valid46){
-const _errs370 = errors;
-if(typeof data126 !== "string"){
-let dataType124 = typeof data126;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data126;
+const _errs372 = errors;
+if(typeof data127 !== "string"){
+let dataType125 = typeof data127;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data127;
 }
-else if(data126 === null){
-coerced124 = "";
+else if(data127 === null){
+coerced125 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data126};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6276,15 +6314,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data126 = coerced124;
-if(data122 !== undefined){
-data122["style"] = coerced124;
+if(coerced125 !== undefined){
+data127 = coerced125;
+if(data123 !== undefined){
+data123["style"] = coerced125;
 }
 }
 }
-if("level" !== data126){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data126};
+if("level" !== data127){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6293,11 +6331,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs370 === errors;
+var _valid11 = _errs372 === errors;
 valid46 = valid46 || _valid11;
 }
 if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data126};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data127};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6309,75 +6347,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs367;
+errors = _errs369;
 if(vErrors !== null){
-if(_errs367){
-vErrors.length = _errs367;
+if(_errs369){
+vErrors.length = _errs369;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs366 === errors;
+var valid42 = _errs368 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data122.budgets !== undefined){
-let data127 = data122.budgets;
-const _errs372 = errors;
-if(errors === _errs372){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+if(data123.budgets !== undefined){
+let data128 = data123.budgets;
 const _errs374 = errors;
-for(const key28 in data127){
+if(errors === _errs374){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+const _errs376 = errors;
+for(const key28 in data128){
 if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data128}];
 return false;
 break;
 }
 }
-if(_errs374 === errors){
-if(data127.none !== undefined){
-let data128 = data127.none;
-const _errs375 = errors;
-if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
-let dataType125 = typeof data128;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 === "boolean" || data128 === null
-              || (dataType125 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
-coerced125 = +data128;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data128}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data128 = coerced125;
-if(data127 !== undefined){
-data127["none"] = coerced125;
-}
-}
-}
-if(errors === _errs375){
-if(typeof data128 == "number"){
-if(data128 < 0 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data128}];
-return false;
-}
-}
-}
-var valid47 = _errs375 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data127.minimal !== undefined){
-let data129 = data127.minimal;
+if(_errs376 === errors){
+if(data128.none !== undefined){
+let data129 = data128.none;
 const _errs377 = errors;
 if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
 let dataType126 = typeof data129;
@@ -6388,21 +6389,21 @@ if(dataType126 === "boolean" || data129 === null
 coerced126 = +data129;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data129}];
 return false;
 }
 }
 if(coerced126 !== undefined){
 data129 = coerced126;
-if(data127 !== undefined){
-data127["minimal"] = coerced126;
+if(data128 !== undefined){
+data128["none"] = coerced126;
 }
 }
 }
 if(errors === _errs377){
 if(typeof data129 == "number"){
-if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data129}];
+if(data129 < 0 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data129}];
 return false;
 }
 }
@@ -6413,8 +6414,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.low !== undefined){
-let data130 = data127.low;
+if(data128.minimal !== undefined){
+let data130 = data128.minimal;
 const _errs379 = errors;
 if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
 let dataType127 = typeof data130;
@@ -6425,21 +6426,21 @@ if(dataType127 === "boolean" || data130 === null
 coerced127 = +data130;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data130}];
 return false;
 }
 }
 if(coerced127 !== undefined){
 data130 = coerced127;
-if(data127 !== undefined){
-data127["low"] = coerced127;
+if(data128 !== undefined){
+data128["minimal"] = coerced127;
 }
 }
 }
 if(errors === _errs379){
 if(typeof data130 == "number"){
 if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data130}];
 return false;
 }
 }
@@ -6450,8 +6451,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.medium !== undefined){
-let data131 = data127.medium;
+if(data128.low !== undefined){
+let data131 = data128.low;
 const _errs381 = errors;
 if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
 let dataType128 = typeof data131;
@@ -6462,21 +6463,21 @@ if(dataType128 === "boolean" || data131 === null
 coerced128 = +data131;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data131}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data131 = coerced128;
-if(data127 !== undefined){
-data127["medium"] = coerced128;
+if(data128 !== undefined){
+data128["low"] = coerced128;
 }
 }
 }
 if(errors === _errs381){
 if(typeof data131 == "number"){
 if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data131}];
 return false;
 }
 }
@@ -6487,8 +6488,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.high !== undefined){
-let data132 = data127.high;
+if(data128.medium !== undefined){
+let data132 = data128.medium;
 const _errs383 = errors;
 if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
 let dataType129 = typeof data132;
@@ -6499,21 +6500,21 @@ if(dataType129 === "boolean" || data132 === null
 coerced129 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data132}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data132 = coerced129;
-if(data127 !== undefined){
-data127["high"] = coerced129;
+if(data128 !== undefined){
+data128["medium"] = coerced129;
 }
 }
 }
 if(errors === _errs383){
 if(typeof data132 == "number"){
 if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data132}];
 return false;
 }
 }
@@ -6524,8 +6525,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.xhigh !== undefined){
-let data133 = data127.xhigh;
+if(data128.high !== undefined){
+let data133 = data128.high;
 const _errs385 = errors;
 if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
 let dataType130 = typeof data133;
@@ -6536,21 +6537,21 @@ if(dataType130 === "boolean" || data133 === null
 coerced130 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data133}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data133 = coerced130;
-if(data127 !== undefined){
-data127["xhigh"] = coerced130;
+if(data128 !== undefined){
+data128["high"] = coerced130;
 }
 }
 }
 if(errors === _errs385){
 if(typeof data133 == "number"){
 if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data133}];
 return false;
 }
 }
@@ -6561,8 +6562,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data127.max !== undefined){
-let data134 = data127.max;
+if(data128.xhigh !== undefined){
+let data134 = data128.xhigh;
 const _errs387 = errors;
 if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
 let dataType131 = typeof data134;
@@ -6573,26 +6574,63 @@ if(dataType131 === "boolean" || data134 === null
 coerced131 = +data134;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data134}];
 return false;
 }
 }
 if(coerced131 !== undefined){
 data134 = coerced131;
-if(data127 !== undefined){
-data127["max"] = coerced131;
+if(data128 !== undefined){
+data128["xhigh"] = coerced131;
 }
 }
 }
 if(errors === _errs387){
 if(typeof data134 == "number"){
 if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data134}];
 return false;
 }
 }
 }
 var valid47 = _errs387 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data128.max !== undefined){
+let data135 = data128.max;
+const _errs389 = errors;
+if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
+let dataType132 = typeof data135;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 === "boolean" || data135 === null
+              || (dataType132 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
+coerced132 = +data135;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data135}];
+return false;
+}
+}
+if(coerced132 !== undefined){
+data135 = coerced132;
+if(data128 !== undefined){
+data128["max"] = coerced132;
+}
+}
+}
+if(errors === _errs389){
+if(typeof data135 == "number"){
+if(data135 < 1 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data135}];
+return false;
+}
+}
+}
+var valid47 = _errs389 === errors;
 }
 else {
 var valid47 = true;
@@ -6606,48 +6644,48 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data128}];
 return false;
 }
 }
-var valid42 = _errs372 === errors;
+var valid42 = _errs374 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data122.levels !== undefined){
-let data135 = data122.levels;
-const _errs389 = errors;
-if(errors === _errs389){
-if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+if(data123.levels !== undefined){
+let data136 = data123.levels;
 const _errs391 = errors;
-for(const key29 in data135){
+if(errors === _errs391){
+if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
+const _errs393 = errors;
+for(const key29 in data136){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data136}];
 return false;
 break;
 }
 }
-if(_errs391 === errors){
-if(data135.none !== undefined){
-let data136 = data135.none;
-const _errs392 = errors;
-const _errs393 = errors;
-let valid49 = false;
+if(_errs393 === errors){
+if(data136.none !== undefined){
+let data137 = data136.none;
 const _errs394 = errors;
-if(typeof data136 !== "string"){
-let dataType132 = typeof data136;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data136;
+const _errs395 = errors;
+let valid49 = false;
+const _errs396 = errors;
+if(typeof data137 !== "string"){
+let dataType133 = typeof data137;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data137;
 }
-else if(data136 === null){
-coerced132 = "";
+else if(data137 === null){
+coerced133 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data136};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6657,15 +6695,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data136 = coerced132;
-if(data135 !== undefined){
-data135["none"] = coerced132;
+if(coerced133 !== undefined){
+data137 = coerced133;
+if(data136 !== undefined){
+data136["none"] = coerced133;
 }
 }
 }
-if("minimal" !== data136){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data136};
+if("minimal" !== data137){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6674,22 +6712,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs394 === errors;
+var _valid12 = _errs396 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs396 = errors;
-if(typeof data136 !== "string"){
-let dataType133 = typeof data136;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data136;
+const _errs398 = errors;
+if(typeof data137 !== "string"){
+let dataType134 = typeof data137;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data137;
 }
-else if(data136 === null){
-coerced133 = "";
+else if(data137 === null){
+coerced134 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data136};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6699,15 +6737,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data136 = coerced133;
-if(data135 !== undefined){
-data135["none"] = coerced133;
+if(coerced134 !== undefined){
+data137 = coerced134;
+if(data136 !== undefined){
+data136["none"] = coerced134;
 }
 }
 }
-if("low" !== data136){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data136};
+if("low" !== data137){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6716,22 +6754,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs396 === errors;
+var _valid12 = _errs398 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs398 = errors;
-if(typeof data136 !== "string"){
-let dataType134 = typeof data136;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data136;
+const _errs400 = errors;
+if(typeof data137 !== "string"){
+let dataType135 = typeof data137;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data137;
 }
-else if(data136 === null){
-coerced134 = "";
+else if(data137 === null){
+coerced135 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data136};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6741,15 +6779,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data136 = coerced134;
-if(data135 !== undefined){
-data135["none"] = coerced134;
+if(coerced135 !== undefined){
+data137 = coerced135;
+if(data136 !== undefined){
+data136["none"] = coerced135;
 }
 }
 }
-if("medium" !== data136){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data136};
+if("medium" !== data137){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6758,22 +6796,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs398 === errors;
+var _valid12 = _errs400 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs400 = errors;
-if(typeof data136 !== "string"){
-let dataType135 = typeof data136;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data136;
+const _errs402 = errors;
+if(typeof data137 !== "string"){
+let dataType136 = typeof data137;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data137;
 }
-else if(data136 === null){
-coerced135 = "";
+else if(data137 === null){
+coerced136 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data136};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6783,15 +6821,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data136 = coerced135;
-if(data135 !== undefined){
-data135["none"] = coerced135;
+if(coerced136 !== undefined){
+data137 = coerced136;
+if(data136 !== undefined){
+data136["none"] = coerced136;
 }
 }
 }
-if("high" !== data136){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data136};
+if("high" !== data137){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6800,22 +6838,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs400 === errors;
+var _valid12 = _errs402 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs402 = errors;
-if(typeof data136 !== "string"){
-let dataType136 = typeof data136;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data136;
+const _errs404 = errors;
+if(typeof data137 !== "string"){
+let dataType137 = typeof data137;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data137;
 }
-else if(data136 === null){
-coerced136 = "";
+else if(data137 === null){
+coerced137 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data136};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6825,15 +6863,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data136 = coerced136;
-if(data135 !== undefined){
-data135["none"] = coerced136;
+if(coerced137 !== undefined){
+data137 = coerced137;
+if(data136 !== undefined){
+data136["none"] = coerced137;
 }
 }
 }
-if("xhigh" !== data136){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data136};
+if("xhigh" !== data137){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -6842,90 +6880,10 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs402 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs404 = errors;
-if(typeof data136 !== "string"){
-let dataType137 = typeof data136;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data136;
-}
-else if(data136 === null){
-coerced137 = "";
-}
-else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data136};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-if(coerced137 !== undefined){
-data136 = coerced137;
-if(data135 !== undefined){
-data135["none"] = coerced137;
-}
-}
-}
-if("max" !== data136){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data136};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
 var _valid12 = _errs404 === errors;
 valid49 = valid49 || _valid12;
-}
-}
-}
-}
-}
 if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data136};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs393;
-if(vErrors !== null){
-if(_errs393){
-vErrors.length = _errs393;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs392 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data135.minimal !== undefined){
-let data137 = data135.minimal;
 const _errs406 = errors;
-const _errs407 = errors;
-let valid50 = false;
-const _errs408 = errors;
 if(typeof data137 !== "string"){
 let dataType138 = typeof data137;
 let coerced138 = undefined;
@@ -6937,7 +6895,87 @@ else if(data137 === null){
 coerced138 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data137};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data137};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+}
+if(coerced138 !== undefined){
+data137 = coerced138;
+if(data136 !== undefined){
+data136["none"] = coerced138;
+}
+}
+}
+if("max" !== data137){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data137};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+var _valid12 = _errs406 === errors;
+valid49 = valid49 || _valid12;
+}
+}
+}
+}
+}
+if(!valid49){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data137};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs395;
+if(vErrors !== null){
+if(_errs395){
+vErrors.length = _errs395;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs394 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data136.minimal !== undefined){
+let data138 = data136.minimal;
+const _errs408 = errors;
+const _errs409 = errors;
+let valid50 = false;
+const _errs410 = errors;
+if(typeof data138 !== "string"){
+let dataType139 = typeof data138;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data138;
+}
+else if(data138 === null){
+coerced139 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -6947,15 +6985,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data137 = coerced138;
-if(data135 !== undefined){
-data135["minimal"] = coerced138;
+if(coerced139 !== undefined){
+data138 = coerced139;
+if(data136 !== undefined){
+data136["minimal"] = coerced139;
 }
 }
 }
-if("minimal" !== data137){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data137};
+if("minimal" !== data138){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -6964,22 +7002,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs408 === errors;
+var _valid13 = _errs410 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs410 = errors;
-if(typeof data137 !== "string"){
-let dataType139 = typeof data137;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data137;
+const _errs412 = errors;
+if(typeof data138 !== "string"){
+let dataType140 = typeof data138;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data138;
 }
-else if(data137 === null){
-coerced139 = "";
+else if(data138 === null){
+coerced140 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data137};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -6989,15 +7027,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data137 = coerced139;
-if(data135 !== undefined){
-data135["minimal"] = coerced139;
+if(coerced140 !== undefined){
+data138 = coerced140;
+if(data136 !== undefined){
+data136["minimal"] = coerced140;
 }
 }
 }
-if("low" !== data137){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data137};
+if("low" !== data138){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7006,22 +7044,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs410 === errors;
+var _valid13 = _errs412 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs412 = errors;
-if(typeof data137 !== "string"){
-let dataType140 = typeof data137;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data137;
+const _errs414 = errors;
+if(typeof data138 !== "string"){
+let dataType141 = typeof data138;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data138;
 }
-else if(data137 === null){
-coerced140 = "";
+else if(data138 === null){
+coerced141 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data137};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7031,15 +7069,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data137 = coerced140;
-if(data135 !== undefined){
-data135["minimal"] = coerced140;
+if(coerced141 !== undefined){
+data138 = coerced141;
+if(data136 !== undefined){
+data136["minimal"] = coerced141;
 }
 }
 }
-if("medium" !== data137){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data137};
+if("medium" !== data138){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7048,22 +7086,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs412 === errors;
+var _valid13 = _errs414 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs414 = errors;
-if(typeof data137 !== "string"){
-let dataType141 = typeof data137;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data137;
+const _errs416 = errors;
+if(typeof data138 !== "string"){
+let dataType142 = typeof data138;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data138;
 }
-else if(data137 === null){
-coerced141 = "";
+else if(data138 === null){
+coerced142 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data137};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7073,15 +7111,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data137 = coerced141;
-if(data135 !== undefined){
-data135["minimal"] = coerced141;
+if(coerced142 !== undefined){
+data138 = coerced142;
+if(data136 !== undefined){
+data136["minimal"] = coerced142;
 }
 }
 }
-if("high" !== data137){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data137};
+if("high" !== data138){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7090,22 +7128,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs414 === errors;
+var _valid13 = _errs416 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs416 = errors;
-if(typeof data137 !== "string"){
-let dataType142 = typeof data137;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data137;
+const _errs418 = errors;
+if(typeof data138 !== "string"){
+let dataType143 = typeof data138;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data138;
 }
-else if(data137 === null){
-coerced142 = "";
+else if(data138 === null){
+coerced143 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data137};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7115,15 +7153,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data137 = coerced142;
-if(data135 !== undefined){
-data135["minimal"] = coerced142;
+if(coerced143 !== undefined){
+data138 = coerced143;
+if(data136 !== undefined){
+data136["minimal"] = coerced143;
 }
 }
 }
-if("xhigh" !== data137){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data137};
+if("xhigh" !== data138){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7132,90 +7170,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs416 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs418 = errors;
-if(typeof data137 !== "string"){
-let dataType143 = typeof data137;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data137;
-}
-else if(data137 === null){
-coerced143 = "";
-}
-else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data137};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-}
-if(coerced143 !== undefined){
-data137 = coerced143;
-if(data135 !== undefined){
-data135["minimal"] = coerced143;
-}
-}
-}
-if("max" !== data137){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data137};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-}
 var _valid13 = _errs418 === errors;
 valid50 = valid50 || _valid13;
-}
-}
-}
-}
-}
 if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data137};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs407;
-if(vErrors !== null){
-if(_errs407){
-vErrors.length = _errs407;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs406 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data135.low !== undefined){
-let data138 = data135.low;
 const _errs420 = errors;
-const _errs421 = errors;
-let valid51 = false;
-const _errs422 = errors;
 if(typeof data138 !== "string"){
 let dataType144 = typeof data138;
 let coerced144 = undefined;
@@ -7227,7 +7185,87 @@ else if(data138 === null){
 coerced144 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data138};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data138};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+}
+if(coerced144 !== undefined){
+data138 = coerced144;
+if(data136 !== undefined){
+data136["minimal"] = coerced144;
+}
+}
+}
+if("max" !== data138){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data138};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+var _valid13 = _errs420 === errors;
+valid50 = valid50 || _valid13;
+}
+}
+}
+}
+}
+if(!valid50){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data138};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs409;
+if(vErrors !== null){
+if(_errs409){
+vErrors.length = _errs409;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs408 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data136.low !== undefined){
+let data139 = data136.low;
+const _errs422 = errors;
+const _errs423 = errors;
+let valid51 = false;
+const _errs424 = errors;
+if(typeof data139 !== "string"){
+let dataType145 = typeof data139;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data139;
+}
+else if(data139 === null){
+coerced145 = "";
+}
+else {
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7237,15 +7275,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data138 = coerced144;
-if(data135 !== undefined){
-data135["low"] = coerced144;
+if(coerced145 !== undefined){
+data139 = coerced145;
+if(data136 !== undefined){
+data136["low"] = coerced145;
 }
 }
 }
-if("minimal" !== data138){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data138};
+if("minimal" !== data139){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7254,22 +7292,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs422 === errors;
+var _valid14 = _errs424 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs424 = errors;
-if(typeof data138 !== "string"){
-let dataType145 = typeof data138;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data138;
+const _errs426 = errors;
+if(typeof data139 !== "string"){
+let dataType146 = typeof data139;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data139;
 }
-else if(data138 === null){
-coerced145 = "";
+else if(data139 === null){
+coerced146 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data138};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7279,15 +7317,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data138 = coerced145;
-if(data135 !== undefined){
-data135["low"] = coerced145;
+if(coerced146 !== undefined){
+data139 = coerced146;
+if(data136 !== undefined){
+data136["low"] = coerced146;
 }
 }
 }
-if("low" !== data138){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data138};
+if("low" !== data139){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7296,22 +7334,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs424 === errors;
+var _valid14 = _errs426 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs426 = errors;
-if(typeof data138 !== "string"){
-let dataType146 = typeof data138;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data138;
+const _errs428 = errors;
+if(typeof data139 !== "string"){
+let dataType147 = typeof data139;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data139;
 }
-else if(data138 === null){
-coerced146 = "";
+else if(data139 === null){
+coerced147 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data138};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7321,15 +7359,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data138 = coerced146;
-if(data135 !== undefined){
-data135["low"] = coerced146;
+if(coerced147 !== undefined){
+data139 = coerced147;
+if(data136 !== undefined){
+data136["low"] = coerced147;
 }
 }
 }
-if("medium" !== data138){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data138};
+if("medium" !== data139){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7338,22 +7376,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs426 === errors;
+var _valid14 = _errs428 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs428 = errors;
-if(typeof data138 !== "string"){
-let dataType147 = typeof data138;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data138;
+const _errs430 = errors;
+if(typeof data139 !== "string"){
+let dataType148 = typeof data139;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data139;
 }
-else if(data138 === null){
-coerced147 = "";
+else if(data139 === null){
+coerced148 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data138};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7363,15 +7401,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data138 = coerced147;
-if(data135 !== undefined){
-data135["low"] = coerced147;
+if(coerced148 !== undefined){
+data139 = coerced148;
+if(data136 !== undefined){
+data136["low"] = coerced148;
 }
 }
 }
-if("high" !== data138){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data138};
+if("high" !== data139){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7380,22 +7418,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs428 === errors;
+var _valid14 = _errs430 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs430 = errors;
-if(typeof data138 !== "string"){
-let dataType148 = typeof data138;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data138;
+const _errs432 = errors;
+if(typeof data139 !== "string"){
+let dataType149 = typeof data139;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data139;
 }
-else if(data138 === null){
-coerced148 = "";
+else if(data139 === null){
+coerced149 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data138};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7405,15 +7443,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data138 = coerced148;
-if(data135 !== undefined){
-data135["low"] = coerced148;
+if(coerced149 !== undefined){
+data139 = coerced149;
+if(data136 !== undefined){
+data136["low"] = coerced149;
 }
 }
 }
-if("xhigh" !== data138){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data138};
+if("xhigh" !== data139){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7422,90 +7460,10 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs430 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs432 = errors;
-if(typeof data138 !== "string"){
-let dataType149 = typeof data138;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data138;
-}
-else if(data138 === null){
-coerced149 = "";
-}
-else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data138};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-}
-if(coerced149 !== undefined){
-data138 = coerced149;
-if(data135 !== undefined){
-data135["low"] = coerced149;
-}
-}
-}
-if("max" !== data138){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data138};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
-}
-errors++;
-}
 var _valid14 = _errs432 === errors;
 valid51 = valid51 || _valid14;
-}
-}
-}
-}
-}
 if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data138};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs421;
-if(vErrors !== null){
-if(_errs421){
-vErrors.length = _errs421;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs420 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data135.medium !== undefined){
-let data139 = data135.medium;
 const _errs434 = errors;
-const _errs435 = errors;
-let valid52 = false;
-const _errs436 = errors;
 if(typeof data139 !== "string"){
 let dataType150 = typeof data139;
 let coerced150 = undefined;
@@ -7517,7 +7475,87 @@ else if(data139 === null){
 coerced150 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data139};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data139};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+}
+if(coerced150 !== undefined){
+data139 = coerced150;
+if(data136 !== undefined){
+data136["low"] = coerced150;
+}
+}
+}
+if("max" !== data139){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data139};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+var _valid14 = _errs434 === errors;
+valid51 = valid51 || _valid14;
+}
+}
+}
+}
+}
+if(!valid51){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data139};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs423;
+if(vErrors !== null){
+if(_errs423){
+vErrors.length = _errs423;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs422 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data136.medium !== undefined){
+let data140 = data136.medium;
+const _errs436 = errors;
+const _errs437 = errors;
+let valid52 = false;
+const _errs438 = errors;
+if(typeof data140 !== "string"){
+let dataType151 = typeof data140;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data140;
+}
+else if(data140 === null){
+coerced151 = "";
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7527,15 +7565,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data139 = coerced150;
-if(data135 !== undefined){
-data135["medium"] = coerced150;
+if(coerced151 !== undefined){
+data140 = coerced151;
+if(data136 !== undefined){
+data136["medium"] = coerced151;
 }
 }
 }
-if("minimal" !== data139){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data139};
+if("minimal" !== data140){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7544,22 +7582,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs436 === errors;
+var _valid15 = _errs438 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs438 = errors;
-if(typeof data139 !== "string"){
-let dataType151 = typeof data139;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data139;
+const _errs440 = errors;
+if(typeof data140 !== "string"){
+let dataType152 = typeof data140;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data140;
 }
-else if(data139 === null){
-coerced151 = "";
+else if(data140 === null){
+coerced152 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data139};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7569,15 +7607,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data139 = coerced151;
-if(data135 !== undefined){
-data135["medium"] = coerced151;
+if(coerced152 !== undefined){
+data140 = coerced152;
+if(data136 !== undefined){
+data136["medium"] = coerced152;
 }
 }
 }
-if("low" !== data139){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data139};
+if("low" !== data140){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7586,22 +7624,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs438 === errors;
+var _valid15 = _errs440 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs440 = errors;
-if(typeof data139 !== "string"){
-let dataType152 = typeof data139;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data139;
+const _errs442 = errors;
+if(typeof data140 !== "string"){
+let dataType153 = typeof data140;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data140;
 }
-else if(data139 === null){
-coerced152 = "";
+else if(data140 === null){
+coerced153 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data139};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7611,15 +7649,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data139 = coerced152;
-if(data135 !== undefined){
-data135["medium"] = coerced152;
+if(coerced153 !== undefined){
+data140 = coerced153;
+if(data136 !== undefined){
+data136["medium"] = coerced153;
 }
 }
 }
-if("medium" !== data139){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data139};
+if("medium" !== data140){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7628,22 +7666,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs440 === errors;
+var _valid15 = _errs442 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs442 = errors;
-if(typeof data139 !== "string"){
-let dataType153 = typeof data139;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data139;
+const _errs444 = errors;
+if(typeof data140 !== "string"){
+let dataType154 = typeof data140;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data140;
 }
-else if(data139 === null){
-coerced153 = "";
+else if(data140 === null){
+coerced154 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data139};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7653,15 +7691,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data139 = coerced153;
-if(data135 !== undefined){
-data135["medium"] = coerced153;
+if(coerced154 !== undefined){
+data140 = coerced154;
+if(data136 !== undefined){
+data136["medium"] = coerced154;
 }
 }
 }
-if("high" !== data139){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data139};
+if("high" !== data140){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -7670,22 +7708,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs442 === errors;
+var _valid15 = _errs444 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs444 = errors;
-if(typeof data139 !== "string"){
-let dataType154 = typeof data139;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data139;
+const _errs446 = errors;
+if(typeof data140 !== "string"){
+let dataType155 = typeof data140;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data140;
 }
-else if(data139 === null){
-coerced154 = "";
+else if(data140 === null){
+coerced155 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data139};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -7695,15 +7733,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data139 = coerced154;
-if(data135 !== undefined){
-data135["medium"] = coerced154;
+if(coerced155 !== undefined){
+data140 = coerced155;
+if(data136 !== undefined){
+data136["medium"] = coerced155;
 }
 }
 }
-if("xhigh" !== data139){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data139};
+if("xhigh" !== data140){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -7712,90 +7750,10 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs444 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs446 = errors;
-if(typeof data139 !== "string"){
-let dataType155 = typeof data139;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data139;
-}
-else if(data139 === null){
-coerced155 = "";
-}
-else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data139};
-if(vErrors === null){
-vErrors = [err151];
-}
-else {
-vErrors.push(err151);
-}
-errors++;
-}
-}
-if(coerced155 !== undefined){
-data139 = coerced155;
-if(data135 !== undefined){
-data135["medium"] = coerced155;
-}
-}
-}
-if("max" !== data139){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data139};
-if(vErrors === null){
-vErrors = [err152];
-}
-else {
-vErrors.push(err152);
-}
-errors++;
-}
 var _valid15 = _errs446 === errors;
 valid52 = valid52 || _valid15;
-}
-}
-}
-}
-}
 if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data139};
-if(vErrors === null){
-vErrors = [err153];
-}
-else {
-vErrors.push(err153);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs435;
-if(vErrors !== null){
-if(_errs435){
-vErrors.length = _errs435;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs434 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data135.high !== undefined){
-let data140 = data135.high;
 const _errs448 = errors;
-const _errs449 = errors;
-let valid53 = false;
-const _errs450 = errors;
 if(typeof data140 !== "string"){
 let dataType156 = typeof data140;
 let coerced156 = undefined;
@@ -7807,7 +7765,87 @@ else if(data140 === null){
 coerced156 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data140};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data140};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+}
+if(coerced156 !== undefined){
+data140 = coerced156;
+if(data136 !== undefined){
+data136["medium"] = coerced156;
+}
+}
+}
+if("max" !== data140){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data140};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+var _valid15 = _errs448 === errors;
+valid52 = valid52 || _valid15;
+}
+}
+}
+}
+}
+if(!valid52){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data140};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs437;
+if(vErrors !== null){
+if(_errs437){
+vErrors.length = _errs437;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs436 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data136.high !== undefined){
+let data141 = data136.high;
+const _errs450 = errors;
+const _errs451 = errors;
+let valid53 = false;
+const _errs452 = errors;
+if(typeof data141 !== "string"){
+let dataType157 = typeof data141;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data141;
+}
+else if(data141 === null){
+coerced157 = "";
+}
+else {
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -7817,15 +7855,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data140 = coerced156;
-if(data135 !== undefined){
-data135["high"] = coerced156;
+if(coerced157 !== undefined){
+data141 = coerced157;
+if(data136 !== undefined){
+data136["high"] = coerced157;
 }
 }
 }
-if("minimal" !== data140){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data140};
+if("minimal" !== data141){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -7834,22 +7872,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs450 === errors;
+var _valid16 = _errs452 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs452 = errors;
-if(typeof data140 !== "string"){
-let dataType157 = typeof data140;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data140;
+const _errs454 = errors;
+if(typeof data141 !== "string"){
+let dataType158 = typeof data141;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data141;
 }
-else if(data140 === null){
-coerced157 = "";
+else if(data141 === null){
+coerced158 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data140};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -7859,15 +7897,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data140 = coerced157;
-if(data135 !== undefined){
-data135["high"] = coerced157;
+if(coerced158 !== undefined){
+data141 = coerced158;
+if(data136 !== undefined){
+data136["high"] = coerced158;
 }
 }
 }
-if("low" !== data140){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data140};
+if("low" !== data141){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -7876,22 +7914,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs452 === errors;
+var _valid16 = _errs454 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs454 = errors;
-if(typeof data140 !== "string"){
-let dataType158 = typeof data140;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data140;
+const _errs456 = errors;
+if(typeof data141 !== "string"){
+let dataType159 = typeof data141;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data141;
 }
-else if(data140 === null){
-coerced158 = "";
+else if(data141 === null){
+coerced159 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data140};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -7901,15 +7939,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data140 = coerced158;
-if(data135 !== undefined){
-data135["high"] = coerced158;
+if(coerced159 !== undefined){
+data141 = coerced159;
+if(data136 !== undefined){
+data136["high"] = coerced159;
 }
 }
 }
-if("medium" !== data140){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data140};
+if("medium" !== data141){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -7918,22 +7956,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs454 === errors;
+var _valid16 = _errs456 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs456 = errors;
-if(typeof data140 !== "string"){
-let dataType159 = typeof data140;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data140;
+const _errs458 = errors;
+if(typeof data141 !== "string"){
+let dataType160 = typeof data141;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data141;
 }
-else if(data140 === null){
-coerced159 = "";
+else if(data141 === null){
+coerced160 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data140};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -7943,15 +7981,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data140 = coerced159;
-if(data135 !== undefined){
-data135["high"] = coerced159;
+if(coerced160 !== undefined){
+data141 = coerced160;
+if(data136 !== undefined){
+data136["high"] = coerced160;
 }
 }
 }
-if("high" !== data140){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data140};
+if("high" !== data141){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -7960,22 +7998,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs456 === errors;
+var _valid16 = _errs458 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs458 = errors;
-if(typeof data140 !== "string"){
-let dataType160 = typeof data140;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data140;
+const _errs460 = errors;
+if(typeof data141 !== "string"){
+let dataType161 = typeof data141;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data141;
 }
-else if(data140 === null){
-coerced160 = "";
+else if(data141 === null){
+coerced161 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data140};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -7985,15 +8023,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data140 = coerced160;
-if(data135 !== undefined){
-data135["high"] = coerced160;
+if(coerced161 !== undefined){
+data141 = coerced161;
+if(data136 !== undefined){
+data136["high"] = coerced161;
 }
 }
 }
-if("xhigh" !== data140){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data140};
+if("xhigh" !== data141){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8002,90 +8040,10 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs458 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs460 = errors;
-if(typeof data140 !== "string"){
-let dataType161 = typeof data140;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data140;
-}
-else if(data140 === null){
-coerced161 = "";
-}
-else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data140};
-if(vErrors === null){
-vErrors = [err164];
-}
-else {
-vErrors.push(err164);
-}
-errors++;
-}
-}
-if(coerced161 !== undefined){
-data140 = coerced161;
-if(data135 !== undefined){
-data135["high"] = coerced161;
-}
-}
-}
-if("max" !== data140){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data140};
-if(vErrors === null){
-vErrors = [err165];
-}
-else {
-vErrors.push(err165);
-}
-errors++;
-}
 var _valid16 = _errs460 === errors;
 valid53 = valid53 || _valid16;
-}
-}
-}
-}
-}
 if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data140};
-if(vErrors === null){
-vErrors = [err166];
-}
-else {
-vErrors.push(err166);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs449;
-if(vErrors !== null){
-if(_errs449){
-vErrors.length = _errs449;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs448 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data135.xhigh !== undefined){
-let data141 = data135.xhigh;
 const _errs462 = errors;
-const _errs463 = errors;
-let valid54 = false;
-const _errs464 = errors;
 if(typeof data141 !== "string"){
 let dataType162 = typeof data141;
 let coerced162 = undefined;
@@ -8097,7 +8055,87 @@ else if(data141 === null){
 coerced162 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data141};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data141};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+}
+if(coerced162 !== undefined){
+data141 = coerced162;
+if(data136 !== undefined){
+data136["high"] = coerced162;
+}
+}
+}
+if("max" !== data141){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data141};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+var _valid16 = _errs462 === errors;
+valid53 = valid53 || _valid16;
+}
+}
+}
+}
+}
+if(!valid53){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data141};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs451;
+if(vErrors !== null){
+if(_errs451){
+vErrors.length = _errs451;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs450 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data136.xhigh !== undefined){
+let data142 = data136.xhigh;
+const _errs464 = errors;
+const _errs465 = errors;
+let valid54 = false;
+const _errs466 = errors;
+if(typeof data142 !== "string"){
+let dataType163 = typeof data142;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data142;
+}
+else if(data142 === null){
+coerced163 = "";
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8107,15 +8145,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data141 = coerced162;
-if(data135 !== undefined){
-data135["xhigh"] = coerced162;
+if(coerced163 !== undefined){
+data142 = coerced163;
+if(data136 !== undefined){
+data136["xhigh"] = coerced163;
 }
 }
 }
-if("minimal" !== data141){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data141};
+if("minimal" !== data142){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8124,22 +8162,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs464 === errors;
+var _valid17 = _errs466 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs466 = errors;
-if(typeof data141 !== "string"){
-let dataType163 = typeof data141;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data141;
+const _errs468 = errors;
+if(typeof data142 !== "string"){
+let dataType164 = typeof data142;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data142;
 }
-else if(data141 === null){
-coerced163 = "";
+else if(data142 === null){
+coerced164 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data141};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8149,15 +8187,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data141 = coerced163;
-if(data135 !== undefined){
-data135["xhigh"] = coerced163;
+if(coerced164 !== undefined){
+data142 = coerced164;
+if(data136 !== undefined){
+data136["xhigh"] = coerced164;
 }
 }
 }
-if("low" !== data141){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data141};
+if("low" !== data142){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8166,22 +8204,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs466 === errors;
+var _valid17 = _errs468 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs468 = errors;
-if(typeof data141 !== "string"){
-let dataType164 = typeof data141;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data141;
+const _errs470 = errors;
+if(typeof data142 !== "string"){
+let dataType165 = typeof data142;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data142;
 }
-else if(data141 === null){
-coerced164 = "";
+else if(data142 === null){
+coerced165 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data141};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8191,15 +8229,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data141 = coerced164;
-if(data135 !== undefined){
-data135["xhigh"] = coerced164;
+if(coerced165 !== undefined){
+data142 = coerced165;
+if(data136 !== undefined){
+data136["xhigh"] = coerced165;
 }
 }
 }
-if("medium" !== data141){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data141};
+if("medium" !== data142){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8208,22 +8246,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs468 === errors;
+var _valid17 = _errs470 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs470 = errors;
-if(typeof data141 !== "string"){
-let dataType165 = typeof data141;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data141;
+const _errs472 = errors;
+if(typeof data142 !== "string"){
+let dataType166 = typeof data142;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data142;
 }
-else if(data141 === null){
-coerced165 = "";
+else if(data142 === null){
+coerced166 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data141};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8233,15 +8271,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data141 = coerced165;
-if(data135 !== undefined){
-data135["xhigh"] = coerced165;
+if(coerced166 !== undefined){
+data142 = coerced166;
+if(data136 !== undefined){
+data136["xhigh"] = coerced166;
 }
 }
 }
-if("high" !== data141){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data141};
+if("high" !== data142){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8250,22 +8288,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs470 === errors;
+var _valid17 = _errs472 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs472 = errors;
-if(typeof data141 !== "string"){
-let dataType166 = typeof data141;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data141;
+const _errs474 = errors;
+if(typeof data142 !== "string"){
+let dataType167 = typeof data142;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data142;
 }
-else if(data141 === null){
-coerced166 = "";
+else if(data142 === null){
+coerced167 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data141};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8275,15 +8313,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data141 = coerced166;
-if(data135 !== undefined){
-data135["xhigh"] = coerced166;
+if(coerced167 !== undefined){
+data142 = coerced167;
+if(data136 !== undefined){
+data136["xhigh"] = coerced167;
 }
 }
 }
-if("xhigh" !== data141){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data141};
+if("xhigh" !== data142){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8292,90 +8330,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs472 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs474 = errors;
-if(typeof data141 !== "string"){
-let dataType167 = typeof data141;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data141;
-}
-else if(data141 === null){
-coerced167 = "";
-}
-else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data141};
-if(vErrors === null){
-vErrors = [err177];
-}
-else {
-vErrors.push(err177);
-}
-errors++;
-}
-}
-if(coerced167 !== undefined){
-data141 = coerced167;
-if(data135 !== undefined){
-data135["xhigh"] = coerced167;
-}
-}
-}
-if("max" !== data141){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data141};
-if(vErrors === null){
-vErrors = [err178];
-}
-else {
-vErrors.push(err178);
-}
-errors++;
-}
 var _valid17 = _errs474 === errors;
 valid54 = valid54 || _valid17;
-}
-}
-}
-}
-}
 if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data141};
-if(vErrors === null){
-vErrors = [err179];
-}
-else {
-vErrors.push(err179);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs463;
-if(vErrors !== null){
-if(_errs463){
-vErrors.length = _errs463;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs462 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data135.max !== undefined){
-let data142 = data135.max;
 const _errs476 = errors;
-const _errs477 = errors;
-let valid55 = false;
-const _errs478 = errors;
 if(typeof data142 !== "string"){
 let dataType168 = typeof data142;
 let coerced168 = undefined;
@@ -8387,7 +8345,87 @@ else if(data142 === null){
 coerced168 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data142};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data142};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+}
+if(coerced168 !== undefined){
+data142 = coerced168;
+if(data136 !== undefined){
+data136["xhigh"] = coerced168;
+}
+}
+}
+if("max" !== data142){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data142};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+var _valid17 = _errs476 === errors;
+valid54 = valid54 || _valid17;
+}
+}
+}
+}
+}
+if(!valid54){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data142};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs465;
+if(vErrors !== null){
+if(_errs465){
+vErrors.length = _errs465;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs464 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data136.max !== undefined){
+let data143 = data136.max;
+const _errs478 = errors;
+const _errs479 = errors;
+let valid55 = false;
+const _errs480 = errors;
+if(typeof data143 !== "string"){
+let dataType169 = typeof data143;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data143;
+}
+else if(data143 === null){
+coerced169 = "";
+}
+else {
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8397,15 +8435,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data142 = coerced168;
-if(data135 !== undefined){
-data135["max"] = coerced168;
+if(coerced169 !== undefined){
+data143 = coerced169;
+if(data136 !== undefined){
+data136["max"] = coerced169;
 }
 }
 }
-if("minimal" !== data142){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data142};
+if("minimal" !== data143){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8414,22 +8452,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs478 === errors;
+var _valid18 = _errs480 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs480 = errors;
-if(typeof data142 !== "string"){
-let dataType169 = typeof data142;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data142;
+const _errs482 = errors;
+if(typeof data143 !== "string"){
+let dataType170 = typeof data143;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data143;
 }
-else if(data142 === null){
-coerced169 = "";
+else if(data143 === null){
+coerced170 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data142};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8439,15 +8477,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data142 = coerced169;
-if(data135 !== undefined){
-data135["max"] = coerced169;
+if(coerced170 !== undefined){
+data143 = coerced170;
+if(data136 !== undefined){
+data136["max"] = coerced170;
 }
 }
 }
-if("low" !== data142){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data142};
+if("low" !== data143){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8456,22 +8494,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs480 === errors;
+var _valid18 = _errs482 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs482 = errors;
-if(typeof data142 !== "string"){
-let dataType170 = typeof data142;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data142;
+const _errs484 = errors;
+if(typeof data143 !== "string"){
+let dataType171 = typeof data143;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data143;
 }
-else if(data142 === null){
-coerced170 = "";
+else if(data143 === null){
+coerced171 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data142};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8481,15 +8519,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data142 = coerced170;
-if(data135 !== undefined){
-data135["max"] = coerced170;
+if(coerced171 !== undefined){
+data143 = coerced171;
+if(data136 !== undefined){
+data136["max"] = coerced171;
 }
 }
 }
-if("medium" !== data142){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data142};
+if("medium" !== data143){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8498,22 +8536,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs482 === errors;
+var _valid18 = _errs484 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs484 = errors;
-if(typeof data142 !== "string"){
-let dataType171 = typeof data142;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data142;
+const _errs486 = errors;
+if(typeof data143 !== "string"){
+let dataType172 = typeof data143;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data143;
 }
-else if(data142 === null){
-coerced171 = "";
+else if(data143 === null){
+coerced172 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data142};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8523,15 +8561,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data142 = coerced171;
-if(data135 !== undefined){
-data135["max"] = coerced171;
+if(coerced172 !== undefined){
+data143 = coerced172;
+if(data136 !== undefined){
+data136["max"] = coerced172;
 }
 }
 }
-if("high" !== data142){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data142};
+if("high" !== data143){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8540,22 +8578,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs484 === errors;
+var _valid18 = _errs486 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs486 = errors;
-if(typeof data142 !== "string"){
-let dataType172 = typeof data142;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data142;
+const _errs488 = errors;
+if(typeof data143 !== "string"){
+let dataType173 = typeof data143;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data143;
 }
-else if(data142 === null){
-coerced172 = "";
+else if(data143 === null){
+coerced173 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data142};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data143};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -8565,15 +8603,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data142 = coerced172;
-if(data135 !== undefined){
-data135["max"] = coerced172;
+if(coerced173 !== undefined){
+data143 = coerced173;
+if(data136 !== undefined){
+data136["max"] = coerced173;
 }
 }
 }
-if("xhigh" !== data142){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data142};
+if("xhigh" !== data143){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data143};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -8582,22 +8620,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs486 === errors;
+var _valid18 = _errs488 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs488 = errors;
-if(typeof data142 !== "string"){
-let dataType173 = typeof data142;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data142;
+const _errs490 = errors;
+if(typeof data143 !== "string"){
+let dataType174 = typeof data143;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data143;
 }
-else if(data142 === null){
-coerced173 = "";
+else if(data143 === null){
+coerced174 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data142};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data143};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -8607,15 +8645,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data142 = coerced173;
-if(data135 !== undefined){
-data135["max"] = coerced173;
+if(coerced174 !== undefined){
+data143 = coerced174;
+if(data136 !== undefined){
+data136["max"] = coerced174;
 }
 }
 }
-if("max" !== data142){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data142};
+if("max" !== data143){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data143};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -8624,7 +8662,7 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs488 === errors;
+var _valid18 = _errs490 === errors;
 valid55 = valid55 || _valid18;
 }
 }
@@ -8632,7 +8670,7 @@ valid55 = valid55 || _valid18;
 }
 }
 if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data142};
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data143};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -8644,17 +8682,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs477;
+errors = _errs479;
 if(vErrors !== null){
-if(_errs477){
-vErrors.length = _errs477;
+if(_errs479){
+vErrors.length = _errs479;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs476 === errors;
+var valid48 = _errs478 === errors;
 }
 else {
 var valid48 = true;
@@ -8668,48 +8706,48 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data136}];
 return false;
 }
 }
-var valid42 = _errs389 === errors;
+var valid42 = _errs391 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data122.answer_tokens !== undefined){
-let data143 = data122.answer_tokens;
-const _errs490 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType174 = typeof data143;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 === "boolean" || data143 === null
-              || (dataType174 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced174 = +data143;
+if(data123.answer_tokens !== undefined){
+let data144 = data123.answer_tokens;
+const _errs492 = errors;
+if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
+let dataType175 = typeof data144;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 === "boolean" || data144 === null
+              || (dataType175 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
+coerced175 = +data144;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data144}];
 return false;
 }
 }
-if(coerced174 !== undefined){
-data143 = coerced174;
-if(data122 !== undefined){
-data122["answer_tokens"] = coerced174;
+if(coerced175 !== undefined){
+data144 = coerced175;
+if(data123 !== undefined){
+data123["answer_tokens"] = coerced175;
 }
 }
 }
-if(errors === _errs490){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data143}];
+if(errors === _errs492){
+if(typeof data144 == "number"){
+if(data144 < 1 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data144}];
 return false;
 }
 }
 }
-var valid42 = _errs490 === errors;
+var valid42 = _errs492 === errors;
 }
 else {
 var valid42 = true;
@@ -8723,75 +8761,38 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data123}];
 return false;
 }
 }
-var valid41 = _errs329 === errors;
+var valid41 = _errs331 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.pricing !== undefined){
-let data144 = data116.pricing;
-const _errs492 = errors;
-if(errors === _errs492){
-if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
+if(data117.pricing !== undefined){
+let data145 = data117.pricing;
+const _errs494 = errors;
+if(errors === _errs494){
+if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
 let missing6;
-if(((data144.input === undefined) && (missing6 = "input")) || ((data144.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data144}];
+if(((data145.input === undefined) && (missing6 = "input")) || ((data145.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data145}];
 return false;
 }
 else {
-const _errs494 = errors;
-for(const key30 in data144){
+const _errs496 = errors;
+for(const key30 in data145){
 if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data145}];
 return false;
 break;
 }
 }
-if(_errs494 === errors){
-if(data144.input !== undefined){
-let data145 = data144.input;
-const _errs495 = errors;
-if(!(typeof data145 == "number")){
-let dataType175 = typeof data145;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "boolean" || data145 === null
-              || (dataType175 == "string" && data145 && data145 == +data145)){
-coerced175 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data145}];
-return false;
-}
-}
-if(coerced175 !== undefined){
-data145 = coerced175;
-if(data144 !== undefined){
-data144["input"] = coerced175;
-}
-}
-}
-if(errors === _errs495){
-if(typeof data145 == "number"){
-if(data145 < 0 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data145}];
-return false;
-}
-}
-}
-var valid56 = _errs495 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data144.output !== undefined){
-let data146 = data144.output;
+if(_errs496 === errors){
+if(data145.input !== undefined){
+let data146 = data145.input;
 const _errs497 = errors;
 if(!(typeof data146 == "number")){
 let dataType176 = typeof data146;
@@ -8802,21 +8803,21 @@ if(dataType176 == "boolean" || data146 === null
 coerced176 = +data146;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data146}];
 return false;
 }
 }
 if(coerced176 !== undefined){
 data146 = coerced176;
-if(data144 !== undefined){
-data144["output"] = coerced176;
+if(data145 !== undefined){
+data145["input"] = coerced176;
 }
 }
 }
 if(errors === _errs497){
 if(typeof data146 == "number"){
 if(data146 < 0 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data146}];
 return false;
 }
 }
@@ -8827,8 +8828,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data144.cached_input !== undefined){
-let data147 = data144.cached_input;
+if(data145.output !== undefined){
+let data147 = data145.output;
 const _errs499 = errors;
 if(!(typeof data147 == "number")){
 let dataType177 = typeof data147;
@@ -8839,21 +8840,21 @@ if(dataType177 == "boolean" || data147 === null
 coerced177 = +data147;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data147}];
 return false;
 }
 }
 if(coerced177 !== undefined){
 data147 = coerced177;
-if(data144 !== undefined){
-data144["cached_input"] = coerced177;
+if(data145 !== undefined){
+data145["output"] = coerced177;
 }
 }
 }
 if(errors === _errs499){
 if(typeof data147 == "number"){
 if(data147 < 0 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data147}];
 return false;
 }
 }
@@ -8864,8 +8865,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data144.cache_write !== undefined){
-let data148 = data144.cache_write;
+if(data145.cached_input !== undefined){
+let data148 = data145.cached_input;
 const _errs501 = errors;
 if(!(typeof data148 == "number")){
 let dataType178 = typeof data148;
@@ -8876,21 +8877,21 @@ if(dataType178 == "boolean" || data148 === null
 coerced178 = +data148;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data148}];
 return false;
 }
 }
 if(coerced178 !== undefined){
 data148 = coerced178;
-if(data144 !== undefined){
-data144["cache_write"] = coerced178;
+if(data145 !== undefined){
+data145["cached_input"] = coerced178;
 }
 }
 }
 if(errors === _errs501){
 if(typeof data148 == "number"){
 if(data148 < 0 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data148}];
 return false;
 }
 }
@@ -8901,8 +8902,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data144.cache_write_1h !== undefined){
-let data149 = data144.cache_write_1h;
+if(data145.cache_write !== undefined){
+let data149 = data145.cache_write;
 const _errs503 = errors;
 if(!(typeof data149 == "number")){
 let dataType179 = typeof data149;
@@ -8913,21 +8914,21 @@ if(dataType179 == "boolean" || data149 === null
 coerced179 = +data149;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data149}];
 return false;
 }
 }
 if(coerced179 !== undefined){
 data149 = coerced179;
-if(data144 !== undefined){
-data144["cache_write_1h"] = coerced179;
+if(data145 !== undefined){
+data145["cache_write"] = coerced179;
 }
 }
 }
 if(errors === _errs503){
 if(typeof data149 == "number"){
 if(data149 < 0 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data149}];
 return false;
 }
 }
@@ -8938,8 +8939,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data144.reasoning !== undefined){
-let data150 = data144.reasoning;
+if(data145.cache_write_1h !== undefined){
+let data150 = data145.cache_write_1h;
 const _errs505 = errors;
 if(!(typeof data150 == "number")){
 let dataType180 = typeof data150;
@@ -8950,26 +8951,63 @@ if(dataType180 == "boolean" || data150 === null
 coerced180 = +data150;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data150}];
 return false;
 }
 }
 if(coerced180 !== undefined){
 data150 = coerced180;
-if(data144 !== undefined){
-data144["reasoning"] = coerced180;
+if(data145 !== undefined){
+data145["cache_write_1h"] = coerced180;
 }
 }
 }
 if(errors === _errs505){
 if(typeof data150 == "number"){
 if(data150 < 0 || isNaN(data150)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data150}];
 return false;
 }
 }
 }
 var valid56 = _errs505 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data145.reasoning !== undefined){
+let data151 = data145.reasoning;
+const _errs507 = errors;
+if(!(typeof data151 == "number")){
+let dataType181 = typeof data151;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "boolean" || data151 === null
+              || (dataType181 == "string" && data151 && data151 == +data151)){
+coerced181 = +data151;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data151}];
+return false;
+}
+}
+if(coerced181 !== undefined){
+data151 = coerced181;
+if(data145 !== undefined){
+data145["reasoning"] = coerced181;
+}
+}
+}
+if(errors === _errs507){
+if(typeof data151 == "number"){
+if(data151 < 0 || isNaN(data151)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data151}];
+return false;
+}
+}
+}
+var valid56 = _errs507 === errors;
 }
 else {
 var valid56 = true;
@@ -8983,89 +9021,50 @@ var valid56 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data145}];
 return false;
 }
 }
-var valid41 = _errs492 === errors;
+var valid41 = _errs494 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data116.routes !== undefined){
-let data151 = data116.routes;
-const _errs507 = errors;
-if(errors === _errs507){
-if(Array.isArray(data151)){
-if(data151.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data151}];
+if(data117.routes !== undefined){
+let data152 = data117.routes;
+const _errs509 = errors;
+if(errors === _errs509){
+if(Array.isArray(data152)){
+if(data152.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data152}];
 return false;
 }
 else {
 var valid57 = true;
-const len7 = data151.length;
+const len7 = data152.length;
 for(let i7=0; i7<len7; i7++){
-let data152 = data151[i7];
-const _errs509 = errors;
-if(errors === _errs509){
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+let data153 = data152[i7];
+const _errs511 = errors;
+if(errors === _errs511){
+if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
 let missing7;
-if((data152.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+if((data153.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data153}];
 return false;
 }
 else {
-const _errs511 = errors;
-for(const key31 in data152){
+const _errs513 = errors;
+for(const key31 in data153){
 if(!((((key31 === "node") || (key31 === "model")) || (key31 === "weight")) || (key31 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data153}];
 return false;
 break;
 }
 }
-if(_errs511 === errors){
-if(data152.node !== undefined){
-let data153 = data152.node;
-const _errs512 = errors;
-if(typeof data153 !== "string"){
-let dataType181 = typeof data153;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data153;
-}
-else if(data153 === null){
-coerced181 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data153}];
-return false;
-}
-}
-if(coerced181 !== undefined){
-data153 = coerced181;
-if(data152 !== undefined){
-data152["node"] = coerced181;
-}
-}
-}
-if(errors === _errs512){
-if(typeof data153 === "string"){
-if(func3(data153) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data153}];
-return false;
-}
-}
-}
-var valid58 = _errs512 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data152.model !== undefined){
-let data154 = data152.model;
+if(_errs513 === errors){
+if(data153.node !== undefined){
+let data154 = data153.node;
 const _errs514 = errors;
 if(typeof data154 !== "string"){
 let dataType182 = typeof data154;
@@ -9078,21 +9077,21 @@ else if(data154 === null){
 coerced182 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data154}];
 return false;
 }
 }
 if(coerced182 !== undefined){
 data154 = coerced182;
-if(data152 !== undefined){
-data152["model"] = coerced182;
+if(data153 !== undefined){
+data153["node"] = coerced182;
 }
 }
 }
 if(errors === _errs514){
 if(typeof data154 === "string"){
 if(func3(data154) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data154}];
 return false;
 }
 }
@@ -9103,33 +9102,35 @@ else {
 var valid58 = true;
 }
 if(valid58){
-if(data152.weight !== undefined){
-let data155 = data152.weight;
+if(data153.model !== undefined){
+let data155 = data153.model;
 const _errs516 = errors;
-if(!(typeof data155 == "number")){
+if(typeof data155 !== "string"){
 let dataType183 = typeof data155;
 let coerced183 = undefined;
 if(!(coerced183 !== undefined)){
-if(dataType183 == "boolean" || data155 === null
-              || (dataType183 == "string" && data155 && data155 == +data155)){
-coerced183 = +data155;
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data155;
+}
+else if(data155 === null){
+coerced183 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data155}];
 return false;
 }
 }
 if(coerced183 !== undefined){
 data155 = coerced183;
-if(data152 !== undefined){
-data152["weight"] = coerced183;
+if(data153 !== undefined){
+data153["model"] = coerced183;
 }
 }
 }
 if(errors === _errs516){
-if(typeof data155 == "number"){
-if(data155 <= 0 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data155}];
+if(typeof data155 === "string"){
+if(func3(data155) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data155}];
 return false;
 }
 }
@@ -9140,38 +9141,75 @@ else {
 var valid58 = true;
 }
 if(valid58){
-if(data152.priority !== undefined){
-let data156 = data152.priority;
+if(data153.weight !== undefined){
+let data156 = data153.weight;
 const _errs518 = errors;
-if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
+if(!(typeof data156 == "number")){
 let dataType184 = typeof data156;
 let coerced184 = undefined;
 if(!(coerced184 !== undefined)){
-if(dataType184 === "boolean" || data156 === null
-              || (dataType184 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+if(dataType184 == "boolean" || data156 === null
+              || (dataType184 == "string" && data156 && data156 == +data156)){
 coerced184 = +data156;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data156}];
 return false;
 }
 }
 if(coerced184 !== undefined){
 data156 = coerced184;
-if(data152 !== undefined){
-data152["priority"] = coerced184;
+if(data153 !== undefined){
+data153["weight"] = coerced184;
 }
 }
 }
 if(errors === _errs518){
 if(typeof data156 == "number"){
-if(data156 < 0 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data156}];
+if(data156 <= 0 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data156}];
 return false;
 }
 }
 }
 var valid58 = _errs518 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data153.priority !== undefined){
+let data157 = data153.priority;
+const _errs520 = errors;
+if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+let dataType185 = typeof data157;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 === "boolean" || data157 === null
+              || (dataType185 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced185 = +data157;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data157}];
+return false;
+}
+}
+if(coerced185 !== undefined){
+data157 = coerced185;
+if(data153 !== undefined){
+data153["priority"] = coerced185;
+}
+}
+}
+if(errors === _errs520){
+if(typeof data157 == "number"){
+if(data157 < 0 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data157}];
+return false;
+}
+}
+}
+var valid58 = _errs520 === errors;
 }
 else {
 var valid58 = true;
@@ -9183,11 +9221,11 @@ var valid58 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data153}];
 return false;
 }
 }
-var valid57 = _errs509 === errors;
+var valid57 = _errs511 === errors;
 if(!valid57){
 break;
 }
@@ -9195,11 +9233,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data152}];
 return false;
 }
 }
-var valid41 = _errs507 === errors;
+var valid41 = _errs509 === errors;
 }
 else {
 var valid41 = true;
@@ -9215,11 +9253,11 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data117}];
 return false;
 }
 }
-var valid40 = _errs316 === errors;
+var valid40 = _errs318 === errors;
 if(!valid40){
 break;
 }
@@ -9227,90 +9265,45 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data116}];
 return false;
 }
 }
-var valid0 = _errs314 === errors;
+var valid0 = _errs316 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data157 = data.accounts;
-const _errs520 = errors;
-if(errors === _errs520){
-if(Array.isArray(data157)){
-var valid59 = true;
-const len8 = data157.length;
-for(let i8=0; i8<len8; i8++){
-let data158 = data157[i8];
+let data158 = data.accounts;
 const _errs522 = errors;
 if(errors === _errs522){
-if(data158 && typeof data158 == "object" && !Array.isArray(data158)){
+if(Array.isArray(data158)){
+var valid59 = true;
+const len8 = data158.length;
+for(let i8=0; i8<len8; i8++){
+let data159 = data158[i8];
+const _errs524 = errors;
+if(errors === _errs524){
+if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
 let missing8;
-if((data158.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data158}];
+if((data159.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data159}];
 return false;
 }
 else {
-const _errs524 = errors;
-for(const key32 in data158){
+const _errs526 = errors;
+for(const key32 in data159){
 if(!((((((key32 === "id") || (key32 === "name")) || (key32 === "balance")) || (key32 === "allowed_models")) || (key32 === "limits")) || (key32 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data159}];
 return false;
 break;
 }
 }
-if(_errs524 === errors){
-if(data158.id !== undefined){
-let data159 = data158.id;
-const _errs525 = errors;
-if(typeof data159 !== "string"){
-let dataType185 = typeof data159;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data159;
-}
-else if(data159 === null){
-coerced185 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
-return false;
-}
-}
-if(coerced185 !== undefined){
-data159 = coerced185;
-if(data158 !== undefined){
-data158["id"] = coerced185;
-}
-}
-}
-if(errors === _errs525){
-if(typeof data159 === "string"){
-if(func3(data159) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
-return false;
-}
-else {
-if(!pattern6.test(data159)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data159}];
-return false;
-}
-}
-}
-}
-var valid60 = _errs525 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data158.name !== undefined){
-let data160 = data158.name;
+if(_errs526 === errors){
+if(data159.id !== undefined){
+let data160 = data159.id;
 const _errs527 = errors;
 if(typeof data160 !== "string"){
 let dataType186 = typeof data160;
@@ -9323,14 +9316,28 @@ else if(data160 === null){
 coerced186 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data160}];
 return false;
 }
 }
 if(coerced186 !== undefined){
 data160 = coerced186;
-if(data158 !== undefined){
-data158["name"] = coerced186;
+if(data159 !== undefined){
+data159["id"] = coerced186;
+}
+}
+}
+if(errors === _errs527){
+if(typeof data160 === "string"){
+if(func3(data160) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data160}];
+return false;
+}
+else {
+if(!pattern6.test(data160)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data160}];
+return false;
+}
 }
 }
 }
@@ -9340,26 +9347,28 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data158.balance !== undefined){
-let data161 = data158.balance;
+if(data159.name !== undefined){
+let data161 = data159.name;
 const _errs529 = errors;
-if(!(typeof data161 == "number")){
+if(typeof data161 !== "string"){
 let dataType187 = typeof data161;
 let coerced187 = undefined;
 if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data161 === null
-              || (dataType187 == "string" && data161 && data161 == +data161)){
-coerced187 = +data161;
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data161;
+}
+else if(data161 === null){
+coerced187 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data161}];
 return false;
 }
 }
 if(coerced187 !== undefined){
 data161 = coerced187;
-if(data158 !== undefined){
-data158["balance"] = coerced187;
+if(data159 !== undefined){
+data159["name"] = coerced187;
 }
 }
 }
@@ -9369,55 +9378,27 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data158.allowed_models !== undefined){
-let data162 = data158.allowed_models;
+if(data159.balance !== undefined){
+let data162 = data159.balance;
 const _errs531 = errors;
-if(errors === _errs531){
-if(Array.isArray(data162)){
-var valid61 = true;
-const len9 = data162.length;
-for(let i9=0; i9<len9; i9++){
-let data163 = data162[i9];
-const _errs533 = errors;
-if(typeof data163 !== "string"){
-let dataType188 = typeof data163;
+if(!(typeof data162 == "number")){
+let dataType188 = typeof data162;
 let coerced188 = undefined;
 if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data163;
-}
-else if(data163 === null){
-coerced188 = "";
+if(dataType188 == "boolean" || data162 === null
+              || (dataType188 == "string" && data162 && data162 == +data162)){
+coerced188 = +data162;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data162}];
 return false;
 }
 }
 if(coerced188 !== undefined){
-data163 = coerced188;
-if(data162 !== undefined){
-data162[i9] = coerced188;
+data162 = coerced188;
+if(data159 !== undefined){
+data159["balance"] = coerced188;
 }
-}
-}
-if(errors === _errs533){
-if(typeof data163 === "string"){
-if(func3(data163) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data163}];
-return false;
-}
-}
-}
-var valid61 = _errs533 === errors;
-if(!valid61){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data162}];
-return false;
 }
 }
 var valid60 = _errs531 === errors;
@@ -9426,59 +9407,79 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data158.limits !== undefined){
-let data164 = data158.limits;
+if(data159.allowed_models !== undefined){
+let data163 = data159.allowed_models;
+const _errs533 = errors;
+if(errors === _errs533){
+if(Array.isArray(data163)){
+var valid61 = true;
+const len9 = data163.length;
+for(let i9=0; i9<len9; i9++){
+let data164 = data163[i9];
 const _errs535 = errors;
-if(errors === _errs535){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-const _errs537 = errors;
-for(const key33 in data164){
-if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data164}];
-return false;
-break;
-}
-}
-if(_errs537 === errors){
-if(data164.rpm !== undefined){
-let data165 = data164.rpm;
-const _errs538 = errors;
-if(!((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165)))){
-let dataType189 = typeof data165;
+if(typeof data164 !== "string"){
+let dataType189 = typeof data164;
 let coerced189 = undefined;
 if(!(coerced189 !== undefined)){
-if(dataType189 === "boolean" || data165 === null
-              || (dataType189 === "string" && data165 && data165 == +data165 && !(data165 % 1))){
-coerced189 = +data165;
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data164;
+}
+else if(data164 === null){
+coerced189 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data165}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data164}];
 return false;
 }
 }
 if(coerced189 !== undefined){
-data165 = coerced189;
-if(data164 !== undefined){
-data164["rpm"] = coerced189;
+data164 = coerced189;
+if(data163 !== undefined){
+data163[i9] = coerced189;
 }
 }
 }
-if(errors === _errs538){
-if(typeof data165 == "number"){
-if(data165 < 1 || isNaN(data165)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data165}];
+if(errors === _errs535){
+if(typeof data164 === "string"){
+if(func3(data164) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data164}];
 return false;
 }
 }
 }
-var valid62 = _errs538 === errors;
+var valid61 = _errs535 === errors;
+if(!valid61){
+break;
+}
+}
 }
 else {
-var valid62 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data163}];
+return false;
 }
-if(valid62){
-if(data164.rps !== undefined){
-let data166 = data164.rps;
+}
+var valid60 = _errs533 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data159.limits !== undefined){
+let data165 = data159.limits;
+const _errs537 = errors;
+if(errors === _errs537){
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+const _errs539 = errors;
+for(const key33 in data165){
+if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data165}];
+return false;
+break;
+}
+}
+if(_errs539 === errors){
+if(data165.rpm !== undefined){
+let data166 = data165.rpm;
 const _errs540 = errors;
 if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
 let dataType190 = typeof data166;
@@ -9489,21 +9490,21 @@ if(dataType190 === "boolean" || data166 === null
 coerced190 = +data166;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data166}];
 return false;
 }
 }
 if(coerced190 !== undefined){
 data166 = coerced190;
-if(data164 !== undefined){
-data164["rps"] = coerced190;
+if(data165 !== undefined){
+data165["rpm"] = coerced190;
 }
 }
 }
 if(errors === _errs540){
 if(typeof data166 == "number"){
 if(data166 < 1 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data166}];
 return false;
 }
 }
@@ -9514,8 +9515,8 @@ else {
 var valid62 = true;
 }
 if(valid62){
-if(data164.tpm !== undefined){
-let data167 = data164.tpm;
+if(data165.rps !== undefined){
+let data167 = data165.rps;
 const _errs542 = errors;
 if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
 let dataType191 = typeof data167;
@@ -9526,21 +9527,21 @@ if(dataType191 === "boolean" || data167 === null
 coerced191 = +data167;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data167}];
 return false;
 }
 }
 if(coerced191 !== undefined){
 data167 = coerced191;
-if(data164 !== undefined){
-data164["tpm"] = coerced191;
+if(data165 !== undefined){
+data165["rps"] = coerced191;
 }
 }
 }
 if(errors === _errs542){
 if(typeof data167 == "number"){
 if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data167}];
 return false;
 }
 }
@@ -9550,83 +9551,120 @@ var valid62 = _errs542 === errors;
 else {
 var valid62 = true;
 }
+if(valid62){
+if(data165.tpm !== undefined){
+let data168 = data165.tpm;
+const _errs544 = errors;
+if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
+let dataType192 = typeof data168;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 === "boolean" || data168 === null
+              || (dataType192 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
+coerced192 = +data168;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data168}];
+return false;
+}
+}
+if(coerced192 !== undefined){
+data168 = coerced192;
+if(data165 !== undefined){
+data165["tpm"] = coerced192;
+}
+}
+}
+if(errors === _errs544){
+if(typeof data168 == "number"){
+if(data168 < 1 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data168}];
+return false;
+}
+}
+}
+var valid62 = _errs544 === errors;
+}
+else {
+var valid62 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data165}];
 return false;
 }
 }
-var valid60 = _errs535 === errors;
+var valid60 = _errs537 === errors;
 }
 else {
 var valid60 = true;
 }
 if(valid60){
-if(data158.policy !== undefined){
-let data168 = data158.policy;
-const _errs544 = errors;
-if(errors === _errs544){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+if(data159.policy !== undefined){
+let data169 = data159.policy;
 const _errs546 = errors;
-for(const key34 in data168){
+if(errors === _errs546){
+if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
+const _errs548 = errors;
+for(const key34 in data169){
 if(!((key34 === "streaming") || (key34 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data169}];
 return false;
 break;
 }
 }
-if(_errs546 === errors){
-if(data168.streaming !== undefined){
-let data169 = data168.streaming;
-const _errs547 = errors;
-if(typeof data169 !== "boolean"){
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(data169 === "false" || data169 === 0 || data169 === null){
-coerced192 = false;
+if(_errs548 === errors){
+if(data169.streaming !== undefined){
+let data170 = data169.streaming;
+const _errs549 = errors;
+if(typeof data170 !== "boolean"){
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(data170 === "false" || data170 === 0 || data170 === null){
+coerced193 = false;
 }
-else if(data169 === "true" || data169 === 1){
-coerced192 = true;
+else if(data170 === "true" || data170 === 1){
+coerced193 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data169}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data170}];
 return false;
 }
 }
-if(coerced192 !== undefined){
-data169 = coerced192;
-if(data168 !== undefined){
-data168["streaming"] = coerced192;
+if(coerced193 !== undefined){
+data170 = coerced193;
+if(data169 !== undefined){
+data169["streaming"] = coerced193;
 }
 }
 }
-var valid63 = _errs547 === errors;
+var valid63 = _errs549 === errors;
 }
 else {
 var valid63 = true;
 }
 if(valid63){
-if(data168.max_reasoning_effort !== undefined){
-let data170 = data168.max_reasoning_effort;
-const _errs549 = errors;
-const _errs550 = errors;
-let valid64 = false;
+if(data169.max_reasoning_effort !== undefined){
+let data171 = data169.max_reasoning_effort;
 const _errs551 = errors;
-if(typeof data170 !== "string"){
-let dataType193 = typeof data170;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data170;
+const _errs552 = errors;
+let valid64 = false;
+const _errs553 = errors;
+if(typeof data171 !== "string"){
+let dataType194 = typeof data171;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data171;
 }
-else if(data170 === null){
-coerced193 = "";
+else if(data171 === null){
+coerced194 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data170};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data171};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -9636,15 +9674,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced193 !== undefined){
-data170 = coerced193;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced193;
+if(coerced194 !== undefined){
+data171 = coerced194;
+if(data169 !== undefined){
+data169["max_reasoning_effort"] = coerced194;
 }
 }
 }
-if("none" !== data170){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data170};
+if("none" !== data171){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data171};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -9653,22 +9691,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs551 === errors;
+var _valid19 = _errs553 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs553 = errors;
-if(typeof data170 !== "string"){
-let dataType194 = typeof data170;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data170;
+const _errs555 = errors;
+if(typeof data171 !== "string"){
+let dataType195 = typeof data171;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data171;
 }
-else if(data170 === null){
-coerced194 = "";
+else if(data171 === null){
+coerced195 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data170};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data171};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -9678,15 +9716,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced194 !== undefined){
-data170 = coerced194;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced194;
+if(coerced195 !== undefined){
+data171 = coerced195;
+if(data169 !== undefined){
+data169["max_reasoning_effort"] = coerced195;
 }
 }
 }
-if("minimal" !== data170){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data170};
+if("minimal" !== data171){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data171};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -9695,22 +9733,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs553 === errors;
+var _valid19 = _errs555 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs555 = errors;
-if(typeof data170 !== "string"){
-let dataType195 = typeof data170;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data170;
+const _errs557 = errors;
+if(typeof data171 !== "string"){
+let dataType196 = typeof data171;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data171;
 }
-else if(data170 === null){
-coerced195 = "";
+else if(data171 === null){
+coerced196 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data170};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data171};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -9720,15 +9758,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced195 !== undefined){
-data170 = coerced195;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced195;
+if(coerced196 !== undefined){
+data171 = coerced196;
+if(data169 !== undefined){
+data169["max_reasoning_effort"] = coerced196;
 }
 }
 }
-if("low" !== data170){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data170};
+if("low" !== data171){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data171};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -9737,22 +9775,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs555 === errors;
+var _valid19 = _errs557 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs557 = errors;
-if(typeof data170 !== "string"){
-let dataType196 = typeof data170;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data170;
+const _errs559 = errors;
+if(typeof data171 !== "string"){
+let dataType197 = typeof data171;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data171;
 }
-else if(data170 === null){
-coerced196 = "";
+else if(data171 === null){
+coerced197 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data170};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data171};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -9762,15 +9800,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced196 !== undefined){
-data170 = coerced196;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced196;
+if(coerced197 !== undefined){
+data171 = coerced197;
+if(data169 !== undefined){
+data169["max_reasoning_effort"] = coerced197;
 }
 }
 }
-if("medium" !== data170){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data170};
+if("medium" !== data171){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data171};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -9779,22 +9817,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs557 === errors;
+var _valid19 = _errs559 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs559 = errors;
-if(typeof data170 !== "string"){
-let dataType197 = typeof data170;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data170;
+const _errs561 = errors;
+if(typeof data171 !== "string"){
+let dataType198 = typeof data171;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data171;
 }
-else if(data170 === null){
-coerced197 = "";
+else if(data171 === null){
+coerced198 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data170};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data171};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -9804,15 +9842,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced197 !== undefined){
-data170 = coerced197;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced197;
+if(coerced198 !== undefined){
+data171 = coerced198;
+if(data169 !== undefined){
+data169["max_reasoning_effort"] = coerced198;
 }
 }
 }
-if("high" !== data170){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data170};
+if("high" !== data171){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data171};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -9821,22 +9859,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs559 === errors;
+var _valid19 = _errs561 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs561 = errors;
-if(typeof data170 !== "string"){
-let dataType198 = typeof data170;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data170;
+const _errs563 = errors;
+if(typeof data171 !== "string"){
+let dataType199 = typeof data171;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data171;
 }
-else if(data170 === null){
-coerced198 = "";
+else if(data171 === null){
+coerced199 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data170};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data171};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -9846,15 +9884,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced198 !== undefined){
-data170 = coerced198;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced198;
+if(coerced199 !== undefined){
+data171 = coerced199;
+if(data169 !== undefined){
+data169["max_reasoning_effort"] = coerced199;
 }
 }
 }
-if("xhigh" !== data170){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data170};
+if("xhigh" !== data171){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data171};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -9863,22 +9901,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs561 === errors;
+var _valid19 = _errs563 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs563 = errors;
-if(typeof data170 !== "string"){
-let dataType199 = typeof data170;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "number" || dataType199 == "boolean"){
-coerced199 = "" + data170;
+const _errs565 = errors;
+if(typeof data171 !== "string"){
+let dataType200 = typeof data171;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data171;
 }
-else if(data170 === null){
-coerced199 = "";
+else if(data171 === null){
+coerced200 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data170};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data171};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -9888,15 +9926,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced199 !== undefined){
-data170 = coerced199;
-if(data168 !== undefined){
-data168["max_reasoning_effort"] = coerced199;
+if(coerced200 !== undefined){
+data171 = coerced200;
+if(data169 !== undefined){
+data169["max_reasoning_effort"] = coerced200;
 }
 }
 }
-if("max" !== data170){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data170};
+if("max" !== data171){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data171};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -9905,7 +9943,7 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs563 === errors;
+var _valid19 = _errs565 === errors;
 valid64 = valid64 || _valid19;
 }
 }
@@ -9914,7 +9952,7 @@ valid64 = valid64 || _valid19;
 }
 }
 if(!valid64){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data170};
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data171};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -9926,17 +9964,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs550;
+errors = _errs552;
 if(vErrors !== null){
-if(_errs550){
-vErrors.length = _errs550;
+if(_errs552){
+vErrors.length = _errs552;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid63 = _errs549 === errors;
+var valid63 = _errs551 === errors;
 }
 else {
 var valid63 = true;
@@ -9945,11 +9983,11 @@ var valid63 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data169}];
 return false;
 }
 }
-var valid60 = _errs544 === errors;
+var valid60 = _errs546 === errors;
 }
 else {
 var valid60 = true;
@@ -9963,95 +10001,56 @@ var valid60 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data159}];
 return false;
 }
 }
-var valid59 = _errs522 === errors;
+var valid59 = _errs524 === errors;
 if(!valid59){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data158}];
 return false;
 }
 }
-var valid0 = _errs520 === errors;
+var valid0 = _errs522 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data171 = data.keys;
-const _errs565 = errors;
-if(errors === _errs565){
-if(Array.isArray(data171)){
-var valid65 = true;
-const len10 = data171.length;
-for(let i10=0; i10<len10; i10++){
-let data172 = data171[i10];
+let data172 = data.keys;
 const _errs567 = errors;
 if(errors === _errs567){
-if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
+if(Array.isArray(data172)){
+var valid65 = true;
+const len10 = data172.length;
+for(let i10=0; i10<len10; i10++){
+let data173 = data172[i10];
+const _errs569 = errors;
+if(errors === _errs569){
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
 let missing9;
-if((data172.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data172}];
+if((data173.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data173}];
 return false;
 }
 else {
-const _errs569 = errors;
-for(const key35 in data172){
+const _errs571 = errors;
+for(const key35 in data173){
 if(!((((((((key35 === "key") || (key35 === "account")) || (key35 === "name")) || (key35 === "spend_limit")) || (key35 === "limits")) || (key35 === "allowed_models")) || (key35 === "policy")) || (key35 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data173}];
 return false;
 break;
 }
 }
-if(_errs569 === errors){
-if(data172.key !== undefined){
-let data173 = data172.key;
-const _errs570 = errors;
-if(typeof data173 !== "string"){
-let dataType200 = typeof data173;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "number" || dataType200 == "boolean"){
-coerced200 = "" + data173;
-}
-else if(data173 === null){
-coerced200 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data173}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data173 = coerced200;
-if(data172 !== undefined){
-data172["key"] = coerced200;
-}
-}
-}
-if(errors === _errs570){
-if(typeof data173 === "string"){
-if(func3(data173) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data173}];
-return false;
-}
-}
-}
-var valid66 = _errs570 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data172.account !== undefined){
-let data174 = data172.account;
+if(_errs571 === errors){
+if(data173.key !== undefined){
+let data174 = data173.key;
 const _errs572 = errors;
 if(typeof data174 !== "string"){
 let dataType201 = typeof data174;
@@ -10064,21 +10063,21 @@ else if(data174 === null){
 coerced201 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data174}];
 return false;
 }
 }
 if(coerced201 !== undefined){
 data174 = coerced201;
-if(data172 !== undefined){
-data172["account"] = coerced201;
+if(data173 !== undefined){
+data173["key"] = coerced201;
 }
 }
 }
 if(errors === _errs572){
 if(typeof data174 === "string"){
-if(func3(data174) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data174}];
+if(func3(data174) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data174}];
 return false;
 }
 }
@@ -10089,8 +10088,8 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data172.name !== undefined){
-let data175 = data172.name;
+if(data173.account !== undefined){
+let data175 = data173.account;
 const _errs574 = errors;
 if(typeof data175 !== "string"){
 let dataType202 = typeof data175;
@@ -10103,14 +10102,22 @@ else if(data175 === null){
 coerced202 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data175}];
 return false;
 }
 }
 if(coerced202 !== undefined){
 data175 = coerced202;
-if(data172 !== undefined){
-data172["name"] = coerced202;
+if(data173 !== undefined){
+data173["account"] = coerced202;
+}
+}
+}
+if(errors === _errs574){
+if(typeof data175 === "string"){
+if(func3(data175) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data175}];
+return false;
 }
 }
 }
@@ -10120,34 +10127,28 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data172.spend_limit !== undefined){
-let data176 = data172.spend_limit;
+if(data173.name !== undefined){
+let data176 = data173.name;
 const _errs576 = errors;
-if(!(typeof data176 == "number")){
+if(typeof data176 !== "string"){
 let dataType203 = typeof data176;
 let coerced203 = undefined;
 if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data176 === null
-              || (dataType203 == "string" && data176 && data176 == +data176)){
-coerced203 = +data176;
+if(dataType203 == "number" || dataType203 == "boolean"){
+coerced203 = "" + data176;
+}
+else if(data176 === null){
+coerced203 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data176}];
 return false;
 }
 }
 if(coerced203 !== undefined){
 data176 = coerced203;
-if(data172 !== undefined){
-data172["spend_limit"] = coerced203;
-}
-}
-}
-if(errors === _errs576){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data176}];
-return false;
+if(data173 !== undefined){
+data173["name"] = coerced203;
 }
 }
 }
@@ -10157,59 +10158,59 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data172.limits !== undefined){
-let data177 = data172.limits;
+if(data173.spend_limit !== undefined){
+let data177 = data173.spend_limit;
 const _errs578 = errors;
-if(errors === _errs578){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
-const _errs580 = errors;
-for(const key36 in data177){
-if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data177}];
-return false;
-break;
-}
-}
-if(_errs580 === errors){
-if(data177.rpm !== undefined){
-let data178 = data177.rpm;
-const _errs581 = errors;
-if(!((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178)))){
-let dataType204 = typeof data178;
+if(!(typeof data177 == "number")){
+let dataType204 = typeof data177;
 let coerced204 = undefined;
 if(!(coerced204 !== undefined)){
-if(dataType204 === "boolean" || data178 === null
-              || (dataType204 === "string" && data178 && data178 == +data178 && !(data178 % 1))){
-coerced204 = +data178;
+if(dataType204 == "boolean" || data177 === null
+              || (dataType204 == "string" && data177 && data177 == +data177)){
+coerced204 = +data177;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data178}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data177}];
 return false;
 }
 }
 if(coerced204 !== undefined){
-data178 = coerced204;
-if(data177 !== undefined){
-data177["rpm"] = coerced204;
+data177 = coerced204;
+if(data173 !== undefined){
+data173["spend_limit"] = coerced204;
 }
 }
 }
-if(errors === _errs581){
-if(typeof data178 == "number"){
-if(data178 < 1 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data178}];
+if(errors === _errs578){
+if(typeof data177 == "number"){
+if(data177 < 0 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data177}];
 return false;
 }
 }
 }
-var valid67 = _errs581 === errors;
+var valid66 = _errs578 === errors;
 }
 else {
-var valid67 = true;
+var valid66 = true;
 }
-if(valid67){
-if(data177.rps !== undefined){
-let data179 = data177.rps;
+if(valid66){
+if(data173.limits !== undefined){
+let data178 = data173.limits;
+const _errs580 = errors;
+if(errors === _errs580){
+if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
+const _errs582 = errors;
+for(const key36 in data178){
+if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data178}];
+return false;
+break;
+}
+}
+if(_errs582 === errors){
+if(data178.rpm !== undefined){
+let data179 = data178.rpm;
 const _errs583 = errors;
 if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
 let dataType205 = typeof data179;
@@ -10220,21 +10221,21 @@ if(dataType205 === "boolean" || data179 === null
 coerced205 = +data179;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data179}];
 return false;
 }
 }
 if(coerced205 !== undefined){
 data179 = coerced205;
-if(data177 !== undefined){
-data177["rps"] = coerced205;
+if(data178 !== undefined){
+data178["rpm"] = coerced205;
 }
 }
 }
 if(errors === _errs583){
 if(typeof data179 == "number"){
 if(data179 < 1 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data179}];
 return false;
 }
 }
@@ -10245,8 +10246,8 @@ else {
 var valid67 = true;
 }
 if(valid67){
-if(data177.tpm !== undefined){
-let data180 = data177.tpm;
+if(data178.rps !== undefined){
+let data180 = data178.rps;
 const _errs585 = errors;
 if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
 let dataType206 = typeof data180;
@@ -10257,21 +10258,21 @@ if(dataType206 === "boolean" || data180 === null
 coerced206 = +data180;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data180}];
 return false;
 }
 }
 if(coerced206 !== undefined){
 data180 = coerced206;
-if(data177 !== undefined){
-data177["tpm"] = coerced206;
+if(data178 !== undefined){
+data178["rps"] = coerced206;
 }
 }
 }
 if(errors === _errs585){
 if(typeof data180 == "number"){
 if(data180 < 1 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data180}];
 return false;
 }
 }
@@ -10281,140 +10282,177 @@ var valid67 = _errs585 === errors;
 else {
 var valid67 = true;
 }
+if(valid67){
+if(data178.tpm !== undefined){
+let data181 = data178.tpm;
+const _errs587 = errors;
+if(!((typeof data181 == "number") && (!(data181 % 1) && !isNaN(data181)))){
+let dataType207 = typeof data181;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 === "boolean" || data181 === null
+              || (dataType207 === "string" && data181 && data181 == +data181 && !(data181 % 1))){
+coerced207 = +data181;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data181}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data181 = coerced207;
+if(data178 !== undefined){
+data178["tpm"] = coerced207;
+}
+}
+}
+if(errors === _errs587){
+if(typeof data181 == "number"){
+if(data181 < 1 || isNaN(data181)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data181}];
+return false;
+}
+}
+}
+var valid67 = _errs587 === errors;
+}
+else {
+var valid67 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data178}];
 return false;
 }
 }
-var valid66 = _errs578 === errors;
+var valid66 = _errs580 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data172.allowed_models !== undefined){
-let data181 = data172.allowed_models;
-const _errs587 = errors;
-if(errors === _errs587){
-if(Array.isArray(data181)){
-var valid68 = true;
-const len11 = data181.length;
-for(let i11=0; i11<len11; i11++){
-let data182 = data181[i11];
+if(data173.allowed_models !== undefined){
+let data182 = data173.allowed_models;
 const _errs589 = errors;
-if(typeof data182 !== "string"){
-let dataType207 = typeof data182;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data182;
+if(errors === _errs589){
+if(Array.isArray(data182)){
+var valid68 = true;
+const len11 = data182.length;
+for(let i11=0; i11<len11; i11++){
+let data183 = data182[i11];
+const _errs591 = errors;
+if(typeof data183 !== "string"){
+let dataType208 = typeof data183;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data183;
 }
-else if(data182 === null){
-coerced207 = "";
+else if(data183 === null){
+coerced208 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data183}];
 return false;
 }
 }
-if(coerced207 !== undefined){
-data182 = coerced207;
-if(data181 !== undefined){
-data181[i11] = coerced207;
+if(coerced208 !== undefined){
+data183 = coerced208;
+if(data182 !== undefined){
+data182[i11] = coerced208;
 }
 }
 }
-if(errors === _errs589){
-if(typeof data182 === "string"){
-if(func3(data182) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data182}];
+if(errors === _errs591){
+if(typeof data183 === "string"){
+if(func3(data183) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data183}];
 return false;
 }
 }
 }
-var valid68 = _errs589 === errors;
+var valid68 = _errs591 === errors;
 if(!valid68){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data182}];
 return false;
 }
 }
-var valid66 = _errs587 === errors;
+var valid66 = _errs589 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data172.policy !== undefined){
-let data183 = data172.policy;
-const _errs591 = errors;
-if(errors === _errs591){
-if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
+if(data173.policy !== undefined){
+let data184 = data173.policy;
 const _errs593 = errors;
-for(const key37 in data183){
+if(errors === _errs593){
+if(data184 && typeof data184 == "object" && !Array.isArray(data184)){
+const _errs595 = errors;
+for(const key37 in data184){
 if(!((key37 === "streaming") || (key37 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data184}];
 return false;
 break;
 }
 }
-if(_errs593 === errors){
-if(data183.streaming !== undefined){
-let data184 = data183.streaming;
-const _errs594 = errors;
-if(typeof data184 !== "boolean"){
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(data184 === "false" || data184 === 0 || data184 === null){
-coerced208 = false;
+if(_errs595 === errors){
+if(data184.streaming !== undefined){
+let data185 = data184.streaming;
+const _errs596 = errors;
+if(typeof data185 !== "boolean"){
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(data185 === "false" || data185 === 0 || data185 === null){
+coerced209 = false;
 }
-else if(data184 === "true" || data184 === 1){
-coerced208 = true;
+else if(data185 === "true" || data185 === 1){
+coerced209 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data185}];
 return false;
 }
 }
-if(coerced208 !== undefined){
-data184 = coerced208;
-if(data183 !== undefined){
-data183["streaming"] = coerced208;
+if(coerced209 !== undefined){
+data185 = coerced209;
+if(data184 !== undefined){
+data184["streaming"] = coerced209;
 }
 }
 }
-var valid69 = _errs594 === errors;
+var valid69 = _errs596 === errors;
 }
 else {
 var valid69 = true;
 }
 if(valid69){
-if(data183.max_reasoning_effort !== undefined){
-let data185 = data183.max_reasoning_effort;
-const _errs596 = errors;
-const _errs597 = errors;
-let valid70 = false;
+if(data184.max_reasoning_effort !== undefined){
+let data186 = data184.max_reasoning_effort;
 const _errs598 = errors;
-if(typeof data185 !== "string"){
-let dataType209 = typeof data185;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data185;
+const _errs599 = errors;
+let valid70 = false;
+const _errs600 = errors;
+if(typeof data186 !== "string"){
+let dataType210 = typeof data186;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data186;
 }
-else if(data185 === null){
-coerced209 = "";
+else if(data186 === null){
+coerced210 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data185};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data186};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10424,15 +10462,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced209 !== undefined){
-data185 = coerced209;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced209;
+if(coerced210 !== undefined){
+data186 = coerced210;
+if(data184 !== undefined){
+data184["max_reasoning_effort"] = coerced210;
 }
 }
 }
-if("none" !== data185){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data185};
+if("none" !== data186){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data186};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10441,22 +10479,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs598 === errors;
+var _valid20 = _errs600 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs600 = errors;
-if(typeof data185 !== "string"){
-let dataType210 = typeof data185;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data185;
+const _errs602 = errors;
+if(typeof data186 !== "string"){
+let dataType211 = typeof data186;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data186;
 }
-else if(data185 === null){
-coerced210 = "";
+else if(data186 === null){
+coerced211 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data185};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data186};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10466,15 +10504,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced210 !== undefined){
-data185 = coerced210;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced210;
+if(coerced211 !== undefined){
+data186 = coerced211;
+if(data184 !== undefined){
+data184["max_reasoning_effort"] = coerced211;
 }
 }
 }
-if("minimal" !== data185){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data185};
+if("minimal" !== data186){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data186};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10483,22 +10521,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs600 === errors;
+var _valid20 = _errs602 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs602 = errors;
-if(typeof data185 !== "string"){
-let dataType211 = typeof data185;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data185;
+const _errs604 = errors;
+if(typeof data186 !== "string"){
+let dataType212 = typeof data186;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data186;
 }
-else if(data185 === null){
-coerced211 = "";
+else if(data186 === null){
+coerced212 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data185};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data186};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10508,15 +10546,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced211 !== undefined){
-data185 = coerced211;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced211;
+if(coerced212 !== undefined){
+data186 = coerced212;
+if(data184 !== undefined){
+data184["max_reasoning_effort"] = coerced212;
 }
 }
 }
-if("low" !== data185){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data185};
+if("low" !== data186){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data186};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10525,22 +10563,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs602 === errors;
+var _valid20 = _errs604 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs604 = errors;
-if(typeof data185 !== "string"){
-let dataType212 = typeof data185;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data185;
+const _errs606 = errors;
+if(typeof data186 !== "string"){
+let dataType213 = typeof data186;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data186;
 }
-else if(data185 === null){
-coerced212 = "";
+else if(data186 === null){
+coerced213 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data185};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data186};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10550,15 +10588,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced212 !== undefined){
-data185 = coerced212;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced212;
+if(coerced213 !== undefined){
+data186 = coerced213;
+if(data184 !== undefined){
+data184["max_reasoning_effort"] = coerced213;
 }
 }
 }
-if("medium" !== data185){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data185};
+if("medium" !== data186){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data186};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10567,22 +10605,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs604 === errors;
+var _valid20 = _errs606 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs606 = errors;
-if(typeof data185 !== "string"){
-let dataType213 = typeof data185;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data185;
+const _errs608 = errors;
+if(typeof data186 !== "string"){
+let dataType214 = typeof data186;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data186;
 }
-else if(data185 === null){
-coerced213 = "";
+else if(data186 === null){
+coerced214 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data185};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data186};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10592,15 +10630,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data185 = coerced213;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced213;
+if(coerced214 !== undefined){
+data186 = coerced214;
+if(data184 !== undefined){
+data184["max_reasoning_effort"] = coerced214;
 }
 }
 }
-if("high" !== data185){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data185};
+if("high" !== data186){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data186};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10609,22 +10647,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs606 === errors;
+var _valid20 = _errs608 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs608 = errors;
-if(typeof data185 !== "string"){
-let dataType214 = typeof data185;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data185;
+const _errs610 = errors;
+if(typeof data186 !== "string"){
+let dataType215 = typeof data186;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data186;
 }
-else if(data185 === null){
-coerced214 = "";
+else if(data186 === null){
+coerced215 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data185};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data186};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10634,15 +10672,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data185 = coerced214;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced214;
+if(coerced215 !== undefined){
+data186 = coerced215;
+if(data184 !== undefined){
+data184["max_reasoning_effort"] = coerced215;
 }
 }
 }
-if("xhigh" !== data185){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data185};
+if("xhigh" !== data186){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data186};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10651,104 +10689,10 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs608 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs610 = errors;
-if(typeof data185 !== "string"){
-let dataType215 = typeof data185;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data185;
-}
-else if(data185 === null){
-coerced215 = "";
-}
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data185};
-if(vErrors === null){
-vErrors = [err220];
-}
-else {
-vErrors.push(err220);
-}
-errors++;
-}
-}
-if(coerced215 !== undefined){
-data185 = coerced215;
-if(data183 !== undefined){
-data183["max_reasoning_effort"] = coerced215;
-}
-}
-}
-if("max" !== data185){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data185};
-if(vErrors === null){
-vErrors = [err221];
-}
-else {
-vErrors.push(err221);
-}
-errors++;
-}
 var _valid20 = _errs610 === errors;
 valid70 = valid70 || _valid20;
-}
-}
-}
-}
-}
-}
 if(!valid70){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data185};
-if(vErrors === null){
-vErrors = [err222];
-}
-else {
-vErrors.push(err222);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs597;
-if(vErrors !== null){
-if(_errs597){
-vErrors.length = _errs597;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid69 = _errs596 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data183}];
-return false;
-}
-}
-var valid66 = _errs591 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data172.status !== undefined){
-let data186 = data172.status;
 const _errs612 = errors;
-const _errs613 = errors;
-let valid71 = false;
-const _errs614 = errors;
 if(typeof data186 !== "string"){
 let dataType216 = typeof data186;
 let coerced216 = undefined;
@@ -10760,7 +10704,101 @@ else if(data186 === null){
 coerced216 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data186};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data186};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+if(coerced216 !== undefined){
+data186 = coerced216;
+if(data184 !== undefined){
+data184["max_reasoning_effort"] = coerced216;
+}
+}
+}
+if("max" !== data186){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data186};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+var _valid20 = _errs612 === errors;
+valid70 = valid70 || _valid20;
+}
+}
+}
+}
+}
+}
+if(!valid70){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data186};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs599;
+if(vErrors !== null){
+if(_errs599){
+vErrors.length = _errs599;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid69 = _errs598 === errors;
+}
+else {
+var valid69 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data184}];
+return false;
+}
+}
+var valid66 = _errs593 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data173.status !== undefined){
+let data187 = data173.status;
+const _errs614 = errors;
+const _errs615 = errors;
+let valid71 = false;
+const _errs616 = errors;
+if(typeof data187 !== "string"){
+let dataType217 = typeof data187;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data187;
+}
+else if(data187 === null){
+coerced217 = "";
+}
+else {
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data187};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10770,15 +10808,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced216 !== undefined){
-data186 = coerced216;
-if(data172 !== undefined){
-data172["status"] = coerced216;
+if(coerced217 !== undefined){
+data187 = coerced217;
+if(data173 !== undefined){
+data173["status"] = coerced217;
 }
 }
 }
-if("active" !== data186){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data186};
+if("active" !== data187){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data187};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10787,22 +10825,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs614 === errors;
+var _valid21 = _errs616 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs616 = errors;
-if(typeof data186 !== "string"){
-let dataType217 = typeof data186;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data186;
+const _errs618 = errors;
+if(typeof data187 !== "string"){
+let dataType218 = typeof data187;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data187;
 }
-else if(data186 === null){
-coerced217 = "";
+else if(data187 === null){
+coerced218 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data186};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data187};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10812,15 +10850,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced217 !== undefined){
-data186 = coerced217;
-if(data172 !== undefined){
-data172["status"] = coerced217;
+if(coerced218 !== undefined){
+data187 = coerced218;
+if(data173 !== undefined){
+data173["status"] = coerced218;
 }
 }
 }
-if("blocked" !== data186){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data186};
+if("blocked" !== data187){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data187};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10829,22 +10867,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs616 === errors;
+var _valid21 = _errs618 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs618 = errors;
-if(typeof data186 !== "string"){
-let dataType218 = typeof data186;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "number" || dataType218 == "boolean"){
-coerced218 = "" + data186;
+const _errs620 = errors;
+if(typeof data187 !== "string"){
+let dataType219 = typeof data187;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data187;
 }
-else if(data186 === null){
-coerced218 = "";
+else if(data187 === null){
+coerced219 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data186};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data187};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -10854,15 +10892,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced218 !== undefined){
-data186 = coerced218;
-if(data172 !== undefined){
-data172["status"] = coerced218;
+if(coerced219 !== undefined){
+data187 = coerced219;
+if(data173 !== undefined){
+data173["status"] = coerced219;
 }
 }
 }
-if("revoked" !== data186){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data186};
+if("revoked" !== data187){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data187};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -10871,22 +10909,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs618 === errors;
+var _valid21 = _errs620 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs620 = errors;
-if(typeof data186 !== "string"){
-let dataType219 = typeof data186;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "number" || dataType219 == "boolean"){
-coerced219 = "" + data186;
+const _errs622 = errors;
+if(typeof data187 !== "string"){
+let dataType220 = typeof data187;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "number" || dataType220 == "boolean"){
+coerced220 = "" + data187;
 }
-else if(data186 === null){
-coerced219 = "";
+else if(data187 === null){
+coerced220 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data186};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data187};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -10896,15 +10934,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced219 !== undefined){
-data186 = coerced219;
-if(data172 !== undefined){
-data172["status"] = coerced219;
+if(coerced220 !== undefined){
+data187 = coerced220;
+if(data173 !== undefined){
+data173["status"] = coerced220;
 }
 }
 }
-if("deleted" !== data186){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data186};
+if("deleted" !== data187){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data187};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -10913,13 +10951,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs620 === errors;
+var _valid21 = _errs622 === errors;
 valid71 = valid71 || _valid21;
 }
 }
 }
 if(!valid71){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data186};
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data187};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -10931,17 +10969,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs613;
+errors = _errs615;
 if(vErrors !== null){
-if(_errs613){
-vErrors.length = _errs613;
+if(_errs615){
+vErrors.length = _errs615;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid66 = _errs612 === errors;
+var valid66 = _errs614 === errors;
 }
 else {
 var valid66 = true;
@@ -10957,22 +10995,22 @@ var valid66 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data173}];
 return false;
 }
 }
-var valid65 = _errs567 === errors;
+var valid65 = _errs569 === errors;
 if(!valid65){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data172}];
 return false;
 }
 }
-var valid0 = _errs565 === errors;
+var valid0 = _errs567 === errors;
 }
 else {
 var valid0 = true;
