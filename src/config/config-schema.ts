@@ -324,6 +324,8 @@ export const ConfigFileSchema = Type.Object(
           max_json_depth: Type.Optional(Type.Integer({ minimum: 2, maximum: 1000 })),
           max_body_bytes_in_flight: Type.Optional(Type.Integer({ minimum: 1024 })),
           max_body_bytes_in_flight_per_key: Type.Optional(Type.Integer({ minimum: 1024 })),
+          max_body_bytes_in_flight_per_account: Type.Optional(Type.Integer({ minimum: 1024 })),
+          max_body_bytes_in_flight_per_ip: Type.Optional(Type.Integer({ minimum: 1024 })),
           max_drain_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
           drain_timeout_ms: Type.Optional(Type.Integer({ minimum: 0 })),
         },

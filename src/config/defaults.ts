@@ -33,6 +33,8 @@ export const DEFAULTS = {
     maxJsonDepth: 64,
     maxBodyBytesInFlight: 256 * 1024 * 1024,
     maxBodyBytesInFlightPerKey: 16 * 1024 * 1024,
+    maxBodyBytesInFlightPerAccount: 32 * 1024 * 1024,
+    maxBodyBytesInFlightPerIp: 32 * 1024 * 1024,
     maxDrainBytes: 64 * 1024 * 1024,
     drainTimeoutMs: 30_000,
   },

@@ -217,6 +217,10 @@ export interface HttpSettings {
   readonly maxBodyBytesInFlight: number;
   /** Bytes of request bodies being read at once for one key; beyond → 429 rate_limited. */
   readonly maxBodyBytesInFlightPerKey: number;
+  /** …for one account, all its keys together; beyond → 429 rate_limited. */
+  readonly maxBodyBytesInFlightPerAccount: number;
+  /** …from one client address, all its keys together; beyond → 429 rate_limited. */
+  readonly maxBodyBytesInFlightPerIp: number;
   /** After an answer sent before the body was read (401, 413, 429…), how much more of it is read and discarded so the client can read the answer. */
   readonly maxDrainBytes: number;
   /** …and for how long at most; then the connection is closed. */

@@ -207,6 +207,16 @@ function checkBodyBudgets(http: ConfigFile['http'], source: string): void {
       'http.max_body_bytes_in_flight',
       `must be at least http.max_body_bytes_in_flight_per_key (${perKey})`,
     );
+  const perAccount = http?.max_body_bytes_in_flight_per_account ?? DEFAULTS.http.maxBodyBytesInFlightPerAccount;
+  const perIp = http?.max_body_bytes_in_flight_per_ip ?? DEFAULTS.http.maxBodyBytesInFlightPerIp;
+  for (const [knob, value] of [
+    ['max_body_bytes_in_flight_per_account', perAccount],
+    ['max_body_bytes_in_flight_per_ip', perIp],
+  ] as const) {
+    if (value < bodyLimit) {
+      throw new ConfigError(source, `http.${knob}`, `must be at least http.body_limit_bytes (${bodyLimit})`);
+    }
+  }
 }
 
 /** Applies defaults and checks cross references of a schema-valid configuration file. */
@@ -378,6 +388,9 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       maxBodyBytesInFlight: file.http?.max_body_bytes_in_flight ?? DEFAULTS.http.maxBodyBytesInFlight,
       maxBodyBytesInFlightPerKey:
         file.http?.max_body_bytes_in_flight_per_key ?? DEFAULTS.http.maxBodyBytesInFlightPerKey,
+      maxBodyBytesInFlightPerAccount:
+        file.http?.max_body_bytes_in_flight_per_account ?? DEFAULTS.http.maxBodyBytesInFlightPerAccount,
+      maxBodyBytesInFlightPerIp: file.http?.max_body_bytes_in_flight_per_ip ?? DEFAULTS.http.maxBodyBytesInFlightPerIp,
       maxDrainBytes: file.http?.max_drain_bytes ?? DEFAULTS.http.maxDrainBytes,
       drainTimeoutMs: file.http?.drain_timeout_ms ?? DEFAULTS.http.drainTimeoutMs,
     },

@@ -7,8 +7,8 @@ import { readBody } from './read-body.js';
 
 /**
  * The start every front door's route shares: admission from the headers (401, 429) before
- * a byte of the body is read, then the body within the key's and the gateway's body budgets
- * (413, 408, 429, 503), kept for the log line when `log.bodies` is on.
+ * a byte of the body is read, then the body within the key's, the account's, the client
+ * address's and the gateway's body budgets (413, 408, 429, 503), kept for the log line when `log.bodies` is on.
  */
 export async function admitAndRead(
   services: GatewayServices,
@@ -20,13 +20,11 @@ export async function admitAndRead(
   const { config } = services;
   const admitted = admit(services, credentials, context);
   const admission = admitted instanceof Promise ? await admitted : admitted;
-  const body = await readBody(
-    request,
-    config.http.bodyLimitBytes,
-    config.http.bodyIdleTimeoutMs,
-    bodies,
-    admission.key.record.id,
-  );
+  const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs, bodies, {
+    keyId: admission.key.record.id,
+    accountId: admission.account?.record.id,
+    ip: credentials.clientIp,
+  });
   if (config.log.bodies) context.record.requestBody = body;
   return { admission, body };
 }

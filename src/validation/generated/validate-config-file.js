@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -2723,8 +2723,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_drain_bytes !== undefined){
-let data67 = data53.max_drain_bytes;
+if(data53.max_body_bytes_in_flight_per_account !== undefined){
+let data67 = data53.max_body_bytes_in_flight_per_account;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2735,21 +2735,21 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
 if(data53 !== undefined){
-data53["max_drain_bytes"] = coerced58;
+data53["max_body_bytes_in_flight_per_account"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
-if(data67 < 0 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data67}];
+if(data67 < 1024 || isNaN(data67)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data67}];
 return false;
 }
 }
@@ -2760,8 +2760,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.drain_timeout_ms !== undefined){
-let data68 = data53.drain_timeout_ms;
+if(data53.max_body_bytes_in_flight_per_ip !== undefined){
+let data68 = data53.max_body_bytes_in_flight_per_ip;
 const _errs165 = errors;
 if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
 let dataType59 = typeof data68;
@@ -2772,21 +2772,21 @@ if(dataType59 === "boolean" || data68 === null
 coerced59 = +data68;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data68}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data68 = coerced59;
 if(data53 !== undefined){
-data53["drain_timeout_ms"] = coerced59;
+data53["max_body_bytes_in_flight_per_ip"] = coerced59;
 }
 }
 }
 if(errors === _errs165){
 if(typeof data68 == "number"){
-if(data68 < 0 || isNaN(data68)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data68}];
+if(data68 < 1024 || isNaN(data68)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data68}];
 return false;
 }
 }
@@ -2795,6 +2795,82 @@ var valid16 = _errs165 === errors;
 }
 else {
 var valid16 = true;
+}
+if(valid16){
+if(data53.max_drain_bytes !== undefined){
+let data69 = data53.max_drain_bytes;
+const _errs167 = errors;
+if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
+let dataType60 = typeof data69;
+let coerced60 = undefined;
+if(!(coerced60 !== undefined)){
+if(dataType60 === "boolean" || data69 === null
+              || (dataType60 === "string" && data69 && data69 == +data69 && !(data69 % 1))){
+coerced60 = +data69;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data69}];
+return false;
+}
+}
+if(coerced60 !== undefined){
+data69 = coerced60;
+if(data53 !== undefined){
+data53["max_drain_bytes"] = coerced60;
+}
+}
+}
+if(errors === _errs167){
+if(typeof data69 == "number"){
+if(data69 < 0 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data69}];
+return false;
+}
+}
+}
+var valid16 = _errs167 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data53.drain_timeout_ms !== undefined){
+let data70 = data53.drain_timeout_ms;
+const _errs169 = errors;
+if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
+let dataType61 = typeof data70;
+let coerced61 = undefined;
+if(!(coerced61 !== undefined)){
+if(dataType61 === "boolean" || data70 === null
+              || (dataType61 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
+coerced61 = +data70;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data70}];
+return false;
+}
+}
+if(coerced61 !== undefined){
+data70 = coerced61;
+if(data53 !== undefined){
+data53["drain_timeout_ms"] = coerced61;
+}
+}
+}
+if(errors === _errs169){
+if(typeof data70 == "number"){
+if(data70 < 0 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data70}];
+return false;
+}
+}
+}
+var valid16 = _errs169 === errors;
+}
+else {
+var valid16 = true;
+}
+}
 }
 }
 }
@@ -2824,67 +2900,67 @@ var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data69 = data.log;
-const _errs167 = errors;
-if(errors === _errs167){
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-const _errs169 = errors;
-for(const key14 in data69){
+let data71 = data.log;
+const _errs171 = errors;
+if(errors === _errs171){
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+const _errs173 = errors;
+for(const key14 in data71){
 if(!((key14 === "bodies") || (key14 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data71}];
 return false;
 break;
 }
 }
-if(_errs169 === errors){
-if(data69.bodies !== undefined){
-let data70 = data69.bodies;
-const _errs170 = errors;
-if(typeof data70 !== "boolean"){
-let coerced60 = undefined;
-if(!(coerced60 !== undefined)){
-if(data70 === "false" || data70 === 0 || data70 === null){
-coerced60 = false;
+if(_errs173 === errors){
+if(data71.bodies !== undefined){
+let data72 = data71.bodies;
+const _errs174 = errors;
+if(typeof data72 !== "boolean"){
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(data72 === "false" || data72 === 0 || data72 === null){
+coerced62 = false;
 }
-else if(data70 === "true" || data70 === 1){
-coerced60 = true;
+else if(data72 === "true" || data72 === 1){
+coerced62 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data72}];
 return false;
 }
 }
-if(coerced60 !== undefined){
-data70 = coerced60;
-if(data69 !== undefined){
-data69["bodies"] = coerced60;
+if(coerced62 !== undefined){
+data72 = coerced62;
+if(data71 !== undefined){
+data71["bodies"] = coerced62;
 }
 }
 }
-var valid17 = _errs170 === errors;
+var valid17 = _errs174 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data69.format !== undefined){
-let data71 = data69.format;
-const _errs172 = errors;
-const _errs173 = errors;
+if(data71.format !== undefined){
+let data73 = data71.format;
+const _errs176 = errors;
+const _errs177 = errors;
 let valid18 = false;
-const _errs174 = errors;
-if(typeof data71 !== "string"){
-let dataType61 = typeof data71;
-let coerced61 = undefined;
-if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data71;
+const _errs178 = errors;
+if(typeof data73 !== "string"){
+let dataType63 = typeof data73;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 == "number" || dataType63 == "boolean"){
+coerced63 = "" + data73;
 }
-else if(data71 === null){
-coerced61 = "";
+else if(data73 === null){
+coerced63 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data71};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data73};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2894,15 +2970,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced61 !== undefined){
-data71 = coerced61;
-if(data69 !== undefined){
-data69["format"] = coerced61;
+if(coerced63 !== undefined){
+data73 = coerced63;
+if(data71 !== undefined){
+data71["format"] = coerced63;
 }
 }
 }
-if("auto" !== data71){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data71};
+if("auto" !== data73){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data73};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2911,22 +2987,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs174 === errors;
+var _valid1 = _errs178 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs176 = errors;
-if(typeof data71 !== "string"){
-let dataType62 = typeof data71;
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(dataType62 == "number" || dataType62 == "boolean"){
-coerced62 = "" + data71;
+const _errs180 = errors;
+if(typeof data73 !== "string"){
+let dataType64 = typeof data73;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data73;
 }
-else if(data71 === null){
-coerced62 = "";
+else if(data73 === null){
+coerced64 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data71};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data73};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2936,15 +3012,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced62 !== undefined){
-data71 = coerced62;
-if(data69 !== undefined){
-data69["format"] = coerced62;
+if(coerced64 !== undefined){
+data73 = coerced64;
+if(data71 !== undefined){
+data71["format"] = coerced64;
 }
 }
 }
-if("json" !== data71){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data71};
+if("json" !== data73){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data73};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2953,22 +3029,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs176 === errors;
+var _valid1 = _errs180 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs178 = errors;
-if(typeof data71 !== "string"){
-let dataType63 = typeof data71;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data71;
+const _errs182 = errors;
+if(typeof data73 !== "string"){
+let dataType65 = typeof data73;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data73;
 }
-else if(data71 === null){
-coerced63 = "";
+else if(data73 === null){
+coerced65 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data71};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data73};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2978,15 +3054,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced63 !== undefined){
-data71 = coerced63;
-if(data69 !== undefined){
-data69["format"] = coerced63;
+if(coerced65 !== undefined){
+data73 = coerced65;
+if(data71 !== undefined){
+data71["format"] = coerced65;
 }
 }
 }
-if("pretty" !== data71){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data71};
+if("pretty" !== data73){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data73};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2995,12 +3071,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs178 === errors;
+var _valid1 = _errs182 === errors;
 valid18 = valid18 || _valid1;
 }
 }
 if(!valid18){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data71};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data73};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3012,17 +3088,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs173;
+errors = _errs177;
 if(vErrors !== null){
-if(_errs173){
-vErrors.length = _errs173;
+if(_errs177){
+vErrors.length = _errs177;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid17 = _errs172 === errors;
+var valid17 = _errs176 === errors;
 }
 else {
 var valid17 = true;
@@ -3031,157 +3107,157 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data71}];
 return false;
 }
 }
-var valid0 = _errs167 === errors;
+var valid0 = _errs171 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data72 = data.metrics;
-const _errs180 = errors;
-if(errors === _errs180){
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-const _errs182 = errors;
-for(const key15 in data72){
+let data74 = data.metrics;
+const _errs184 = errors;
+if(errors === _errs184){
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+const _errs186 = errors;
+for(const key15 in data74){
 if(!((key15 === "enabled") || (key15 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data74}];
 return false;
 break;
 }
 }
-if(_errs182 === errors){
-if(data72.enabled !== undefined){
-let data73 = data72.enabled;
-const _errs183 = errors;
-if(typeof data73 !== "boolean"){
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(data73 === "false" || data73 === 0 || data73 === null){
-coerced64 = false;
+if(_errs186 === errors){
+if(data74.enabled !== undefined){
+let data75 = data74.enabled;
+const _errs187 = errors;
+if(typeof data75 !== "boolean"){
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(data75 === "false" || data75 === 0 || data75 === null){
+coerced66 = false;
 }
-else if(data73 === "true" || data73 === 1){
-coerced64 = true;
+else if(data75 === "true" || data75 === 1){
+coerced66 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data75}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data73 = coerced64;
-if(data72 !== undefined){
-data72["enabled"] = coerced64;
+if(coerced66 !== undefined){
+data75 = coerced66;
+if(data74 !== undefined){
+data74["enabled"] = coerced66;
 }
 }
 }
-var valid19 = _errs183 === errors;
+var valid19 = _errs187 === errors;
 }
 else {
 var valid19 = true;
 }
 if(valid19){
-if(data72.listen !== undefined){
-let data74 = data72.listen;
-const _errs185 = errors;
-if(errors === _errs185){
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+if(data74.listen !== undefined){
+let data76 = data74.listen;
+const _errs189 = errors;
+if(errors === _errs189){
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
 let missing1;
-if((data74.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data74}];
+if((data76.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data76}];
 return false;
 }
 else {
-const _errs187 = errors;
-for(const key16 in data74){
+const _errs191 = errors;
+for(const key16 in data76){
 if(!((key16 === "host") || (key16 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data76}];
 return false;
 break;
 }
 }
-if(_errs187 === errors){
-if(data74.host !== undefined){
-let data75 = data74.host;
-const _errs188 = errors;
-if(typeof data75 !== "string"){
-let dataType65 = typeof data75;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data75;
+if(_errs191 === errors){
+if(data76.host !== undefined){
+let data77 = data76.host;
+const _errs192 = errors;
+if(typeof data77 !== "string"){
+let dataType67 = typeof data77;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 == "number" || dataType67 == "boolean"){
+coerced67 = "" + data77;
 }
-else if(data75 === null){
-coerced65 = "";
+else if(data77 === null){
+coerced67 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data77}];
 return false;
 }
 }
-if(coerced65 !== undefined){
-data75 = coerced65;
-if(data74 !== undefined){
-data74["host"] = coerced65;
+if(coerced67 !== undefined){
+data77 = coerced67;
+if(data76 !== undefined){
+data76["host"] = coerced67;
 }
 }
 }
-if(errors === _errs188){
-if(typeof data75 === "string"){
-if(func3(data75) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data75}];
+if(errors === _errs192){
+if(typeof data77 === "string"){
+if(func3(data77) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data77}];
 return false;
 }
 }
 }
-var valid20 = _errs188 === errors;
+var valid20 = _errs192 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data74.port !== undefined){
-let data76 = data74.port;
-const _errs190 = errors;
-if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
-let dataType66 = typeof data76;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 === "boolean" || data76 === null
-              || (dataType66 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
-coerced66 = +data76;
+if(data76.port !== undefined){
+let data78 = data76.port;
+const _errs194 = errors;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+let dataType68 = typeof data78;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 === "boolean" || data78 === null
+              || (dataType68 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced68 = +data78;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data78}];
 return false;
 }
 }
-if(coerced66 !== undefined){
-data76 = coerced66;
-if(data74 !== undefined){
-data74["port"] = coerced66;
+if(coerced68 !== undefined){
+data78 = coerced68;
+if(data76 !== undefined){
+data76["port"] = coerced68;
 }
 }
 }
-if(errors === _errs190){
-if(typeof data76 == "number"){
-if(data76 > 65535 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data76}];
+if(errors === _errs194){
+if(typeof data78 == "number"){
+if(data78 > 65535 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data78}];
 return false;
 }
 else {
-if(data76 < 0 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data76}];
+if(data78 < 0 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data78}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs190 === errors;
+var valid20 = _errs194 === errors;
 }
 else {
 var valid20 = true;
@@ -3191,11 +3267,11 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data76}];
 return false;
 }
 }
-var valid19 = _errs185 === errors;
+var valid19 = _errs189 === errors;
 }
 else {
 var valid19 = true;
@@ -3204,57 +3280,57 @@ var valid19 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data74}];
 return false;
 }
 }
-var valid0 = _errs180 === errors;
+var valid0 = _errs184 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data77 = data.shutdown;
-const _errs192 = errors;
-if(errors === _errs192){
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
-const _errs194 = errors;
-for(const key17 in data77){
+let data79 = data.shutdown;
+const _errs196 = errors;
+if(errors === _errs196){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+const _errs198 = errors;
+for(const key17 in data79){
 if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data79}];
 return false;
 break;
 }
 }
-if(_errs194 === errors){
-if(data77.grace_ms !== undefined){
-let data78 = data77.grace_ms;
-const _errs195 = errors;
-if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
-let dataType67 = typeof data78;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 === "boolean" || data78 === null
-              || (dataType67 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
-coerced67 = +data78;
+if(_errs198 === errors){
+if(data79.grace_ms !== undefined){
+let data80 = data79.grace_ms;
+const _errs199 = errors;
+if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
+let dataType69 = typeof data80;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data80 === null
+              || (dataType69 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced69 = +data80;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data80}];
 return false;
 }
 }
-if(coerced67 !== undefined){
-data78 = coerced67;
-if(data77 !== undefined){
-data77["grace_ms"] = coerced67;
+if(coerced69 !== undefined){
+data80 = coerced69;
+if(data79 !== undefined){
+data79["grace_ms"] = coerced69;
 }
 }
 }
-if(errors === _errs195){
-if(typeof data78 == "number"){
-if(data78 < 0 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data78}];
+if(errors === _errs199){
+if(typeof data80 == "number"){
+if(data80 < 0 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data80}];
 return false;
 }
 }
@@ -3263,111 +3339,111 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data79}];
 return false;
 }
 }
-var valid0 = _errs192 === errors;
+var valid0 = _errs196 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data79 = data.nodes;
-const _errs197 = errors;
-if(errors === _errs197){
-if(Array.isArray(data79)){
-if(data79.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data79}];
+let data81 = data.nodes;
+const _errs201 = errors;
+if(errors === _errs201){
+if(Array.isArray(data81)){
+if(data81.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data81}];
 return false;
 }
 else {
 var valid22 = true;
-const len2 = data79.length;
+const len2 = data81.length;
 for(let i2=0; i2<len2; i2++){
-let data80 = data79[i2];
-const _errs199 = errors;
-if(errors === _errs199){
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+let data82 = data81[i2];
+const _errs203 = errors;
+if(errors === _errs203){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
 let missing2;
-if(((data80.id === undefined) && (missing2 = "id")) || ((data80.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data80}];
+if(((data82.id === undefined) && (missing2 = "id")) || ((data82.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data82}];
 return false;
 }
 else {
-const _errs201 = errors;
-for(const key18 in data80){
+const _errs205 = errors;
+for(const key18 in data82){
 if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data82}];
 return false;
 break;
 }
 }
-if(_errs201 === errors){
-if(data80.id !== undefined){
-let data81 = data80.id;
-const _errs202 = errors;
-if(typeof data81 !== "string"){
-let dataType68 = typeof data81;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data81;
+if(_errs205 === errors){
+if(data82.id !== undefined){
+let data83 = data82.id;
+const _errs206 = errors;
+if(typeof data83 !== "string"){
+let dataType70 = typeof data83;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 == "number" || dataType70 == "boolean"){
+coerced70 = "" + data83;
 }
-else if(data81 === null){
-coerced68 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data81}];
-return false;
-}
-}
-if(coerced68 !== undefined){
-data81 = coerced68;
-if(data80 !== undefined){
-data80["id"] = coerced68;
-}
-}
-}
-if(errors === _errs202){
-if(typeof data81 === "string"){
-if(func3(data81) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data81}];
-return false;
+else if(data83 === null){
+coerced70 = "";
 }
 else {
-if(!pattern3.test(data81)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data83}];
+return false;
+}
+}
+if(coerced70 !== undefined){
+data83 = coerced70;
+if(data82 !== undefined){
+data82["id"] = coerced70;
+}
+}
+}
+if(errors === _errs206){
+if(typeof data83 === "string"){
+if(func3(data83) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data83}];
+return false;
+}
+else {
+if(!pattern3.test(data83)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data83}];
 return false;
 }
 }
 }
 }
-var valid23 = _errs202 === errors;
+var valid23 = _errs206 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.provider !== undefined){
-let data82 = data80.provider;
-const _errs204 = errors;
-const _errs205 = errors;
+if(data82.provider !== undefined){
+let data84 = data82.provider;
+const _errs208 = errors;
+const _errs209 = errors;
 let valid24 = false;
-const _errs206 = errors;
-if(typeof data82 !== "string"){
-let dataType69 = typeof data82;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 == "number" || dataType69 == "boolean"){
-coerced69 = "" + data82;
+const _errs210 = errors;
+if(typeof data84 !== "string"){
+let dataType71 = typeof data84;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data84;
 }
-else if(data82 === null){
-coerced69 = "";
+else if(data84 === null){
+coerced71 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data82};
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3377,15 +3453,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced69 !== undefined){
-data82 = coerced69;
-if(data80 !== undefined){
-data80["provider"] = coerced69;
+if(coerced71 !== undefined){
+data84 = coerced71;
+if(data82 !== undefined){
+data82["provider"] = coerced71;
 }
 }
 }
-if("openai" !== data82){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data82};
+if("openai" !== data84){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data84};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3394,22 +3470,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs206 === errors;
+var _valid2 = _errs210 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs208 = errors;
-if(typeof data82 !== "string"){
-let dataType70 = typeof data82;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data82;
+const _errs212 = errors;
+if(typeof data84 !== "string"){
+let dataType72 = typeof data84;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data84;
 }
-else if(data82 === null){
-coerced70 = "";
+else if(data84 === null){
+coerced72 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data82};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3419,15 +3495,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced70 !== undefined){
-data82 = coerced70;
-if(data80 !== undefined){
-data80["provider"] = coerced70;
+if(coerced72 !== undefined){
+data84 = coerced72;
+if(data82 !== undefined){
+data82["provider"] = coerced72;
 }
 }
 }
-if("anthropic" !== data82){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data82};
+if("anthropic" !== data84){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data84};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3436,22 +3512,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs208 === errors;
+var _valid2 = _errs212 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs210 = errors;
-if(typeof data82 !== "string"){
-let dataType71 = typeof data82;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data82;
+const _errs214 = errors;
+if(typeof data84 !== "string"){
+let dataType73 = typeof data84;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data84;
 }
-else if(data82 === null){
-coerced71 = "";
+else if(data84 === null){
+coerced73 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data82};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data84};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3461,15 +3537,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced71 !== undefined){
-data82 = coerced71;
-if(data80 !== undefined){
-data80["provider"] = coerced71;
+if(coerced73 !== undefined){
+data84 = coerced73;
+if(data82 !== undefined){
+data82["provider"] = coerced73;
 }
 }
 }
-if("gemini" !== data82){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data82};
+if("gemini" !== data84){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data84};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3478,123 +3554,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs210 === errors;
+var _valid2 = _errs214 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs212 = errors;
-if(typeof data82 !== "string"){
-let dataType72 = typeof data82;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data82;
-}
-else if(data82 === null){
-coerced72 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data82};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced72 !== undefined){
-data82 = coerced72;
-if(data80 !== undefined){
-data80["provider"] = coerced72;
-}
-}
-}
-if("simulated" !== data82){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data82};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs212 === errors;
-valid24 = valid24 || _valid2;
-}
-}
-}
-if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data82};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs205;
-if(vErrors !== null){
-if(_errs205){
-vErrors.length = _errs205;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs204 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data80.base_url !== undefined){
-let data83 = data80.base_url;
-const _errs214 = errors;
-if(typeof data83 !== "string"){
-let dataType73 = typeof data83;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data83;
-}
-else if(data83 === null){
-coerced73 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data83}];
-return false;
-}
-}
-if(coerced73 !== undefined){
-data83 = coerced73;
-if(data80 !== undefined){
-data80["base_url"] = coerced73;
-}
-}
-}
-if(errors === _errs214){
-if(typeof data83 === "string"){
-if(!pattern4.test(data83)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data83}];
-return false;
-}
-}
-}
-var valid23 = _errs214 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data80.api_key !== undefined){
-let data84 = data80.api_key;
 const _errs216 = errors;
 if(typeof data84 !== "string"){
 let dataType74 = typeof data84;
@@ -3607,50 +3569,96 @@ else if(data84 === null){
 coerced74 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data84}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data84};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced74 !== undefined){
 data84 = coerced74;
-if(data80 !== undefined){
-data80["api_key"] = coerced74;
+if(data82 !== undefined){
+data82["provider"] = coerced74;
 }
 }
 }
-var valid23 = _errs216 === errors;
+if("simulated" !== data84){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data84};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs216 === errors;
+valid24 = valid24 || _valid2;
+}
+}
+}
+if(!valid24){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data84};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs209;
+if(vErrors !== null){
+if(_errs209){
+vErrors.length = _errs209;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid23 = _errs208 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.max_concurrency !== undefined){
-let data85 = data80.max_concurrency;
+if(data82.base_url !== undefined){
+let data85 = data82.base_url;
 const _errs218 = errors;
-if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
+if(typeof data85 !== "string"){
 let dataType75 = typeof data85;
 let coerced75 = undefined;
 if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data85 === null
-              || (dataType75 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
-coerced75 = +data85;
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data85;
+}
+else if(data85 === null){
+coerced75 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data85}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data85 = coerced75;
-if(data80 !== undefined){
-data80["max_concurrency"] = coerced75;
+if(data82 !== undefined){
+data82["base_url"] = coerced75;
 }
 }
 }
 if(errors === _errs218){
-if(typeof data85 == "number"){
-if(data85 < 1 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data85}];
+if(typeof data85 === "string"){
+if(!pattern4.test(data85)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data85}];
 return false;
 }
 }
@@ -3661,34 +3669,28 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.weight !== undefined){
-let data86 = data80.weight;
+if(data82.api_key !== undefined){
+let data86 = data82.api_key;
 const _errs220 = errors;
-if(!(typeof data86 == "number")){
+if(typeof data86 !== "string"){
 let dataType76 = typeof data86;
 let coerced76 = undefined;
 if(!(coerced76 !== undefined)){
-if(dataType76 == "boolean" || data86 === null
-              || (dataType76 == "string" && data86 && data86 == +data86)){
-coerced76 = +data86;
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data86;
+}
+else if(data86 === null){
+coerced76 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data86}];
 return false;
 }
 }
 if(coerced76 !== undefined){
 data86 = coerced76;
-if(data80 !== undefined){
-data80["weight"] = coerced76;
-}
-}
-}
-if(errors === _errs220){
-if(typeof data86 == "number"){
-if(data86 <= 0 || isNaN(data86)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data86}];
-return false;
+if(data82 !== undefined){
+data82["api_key"] = coerced76;
 }
 }
 }
@@ -3698,96 +3700,96 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.timeouts !== undefined){
-let data87 = data80.timeouts;
+if(data82.max_concurrency !== undefined){
+let data87 = data82.max_concurrency;
 const _errs222 = errors;
-if(errors === _errs222){
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
-const _errs224 = errors;
-for(const key19 in data87){
-if(!((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data87}];
-return false;
-break;
-}
-}
-if(_errs224 === errors){
-if(data87.connect_ms !== undefined){
-let data88 = data87.connect_ms;
-const _errs225 = errors;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
-let dataType77 = typeof data88;
+if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
+let dataType77 = typeof data87;
 let coerced77 = undefined;
 if(!(coerced77 !== undefined)){
-if(dataType77 === "boolean" || data88 === null
-              || (dataType77 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
-coerced77 = +data88;
+if(dataType77 === "boolean" || data87 === null
+              || (dataType77 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
+coerced77 = +data87;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data87}];
 return false;
 }
 }
 if(coerced77 !== undefined){
-data88 = coerced77;
-if(data87 !== undefined){
-data87["connect_ms"] = coerced77;
+data87 = coerced77;
+if(data82 !== undefined){
+data82["max_concurrency"] = coerced77;
 }
 }
 }
-if(errors === _errs225){
-if(typeof data88 == "number"){
-if(data88 < 1 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data88}];
+if(errors === _errs222){
+if(typeof data87 == "number"){
+if(data87 < 1 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data87}];
 return false;
 }
 }
 }
-var valid25 = _errs225 === errors;
+var valid23 = _errs222 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data87.first_byte_ms !== undefined){
-let data89 = data87.first_byte_ms;
-const _errs227 = errors;
-if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
-let dataType78 = typeof data89;
+if(valid23){
+if(data82.weight !== undefined){
+let data88 = data82.weight;
+const _errs224 = errors;
+if(!(typeof data88 == "number")){
+let dataType78 = typeof data88;
 let coerced78 = undefined;
 if(!(coerced78 !== undefined)){
-if(dataType78 === "boolean" || data89 === null
-              || (dataType78 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
-coerced78 = +data89;
+if(dataType78 == "boolean" || data88 === null
+              || (dataType78 == "string" && data88 && data88 == +data88)){
+coerced78 = +data88;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data88}];
 return false;
 }
 }
 if(coerced78 !== undefined){
-data89 = coerced78;
-if(data87 !== undefined){
-data87["first_byte_ms"] = coerced78;
+data88 = coerced78;
+if(data82 !== undefined){
+data82["weight"] = coerced78;
 }
 }
 }
-if(errors === _errs227){
-if(typeof data89 == "number"){
-if(data89 < 1 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data89}];
+if(errors === _errs224){
+if(typeof data88 == "number"){
+if(data88 <= 0 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data88}];
 return false;
 }
 }
 }
-var valid25 = _errs227 === errors;
+var valid23 = _errs224 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data87.idle_ms !== undefined){
-let data90 = data87.idle_ms;
+if(valid23){
+if(data82.timeouts !== undefined){
+let data89 = data82.timeouts;
+const _errs226 = errors;
+if(errors === _errs226){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+const _errs228 = errors;
+for(const key19 in data89){
+if(!((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data89}];
+return false;
+break;
+}
+}
+if(_errs228 === errors){
+if(data89.connect_ms !== undefined){
+let data90 = data89.connect_ms;
 const _errs229 = errors;
 if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
 let dataType79 = typeof data90;
@@ -3798,21 +3800,21 @@ if(dataType79 === "boolean" || data90 === null
 coerced79 = +data90;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data90}];
 return false;
 }
 }
 if(coerced79 !== undefined){
 data90 = coerced79;
-if(data87 !== undefined){
-data87["idle_ms"] = coerced79;
+if(data89 !== undefined){
+data89["connect_ms"] = coerced79;
 }
 }
 }
 if(errors === _errs229){
 if(typeof data90 == "number"){
 if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data90}];
 return false;
 }
 }
@@ -3823,8 +3825,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data87.total_ms !== undefined){
-let data91 = data87.total_ms;
+if(data89.first_byte_ms !== undefined){
+let data91 = data89.first_byte_ms;
 const _errs231 = errors;
 if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
 let dataType80 = typeof data91;
@@ -3835,26 +3837,100 @@ if(dataType80 === "boolean" || data91 === null
 coerced80 = +data91;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data91}];
 return false;
 }
 }
 if(coerced80 !== undefined){
 data91 = coerced80;
-if(data87 !== undefined){
-data87["total_ms"] = coerced80;
+if(data89 !== undefined){
+data89["first_byte_ms"] = coerced80;
 }
 }
 }
 if(errors === _errs231){
 if(typeof data91 == "number"){
 if(data91 < 1 || isNaN(data91)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data91}];
 return false;
 }
 }
 }
 var valid25 = _errs231 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data89.idle_ms !== undefined){
+let data92 = data89.idle_ms;
+const _errs233 = errors;
+if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
+let dataType81 = typeof data92;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data92 === null
+              || (dataType81 === "string" && data92 && data92 == +data92 && !(data92 % 1))){
+coerced81 = +data92;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data92}];
+return false;
+}
+}
+if(coerced81 !== undefined){
+data92 = coerced81;
+if(data89 !== undefined){
+data89["idle_ms"] = coerced81;
+}
+}
+}
+if(errors === _errs233){
+if(typeof data92 == "number"){
+if(data92 < 1 || isNaN(data92)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data92}];
+return false;
+}
+}
+}
+var valid25 = _errs233 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data89.total_ms !== undefined){
+let data93 = data89.total_ms;
+const _errs235 = errors;
+if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
+let dataType82 = typeof data93;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data93 === null
+              || (dataType82 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
+coerced82 = +data93;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data93}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data93 = coerced82;
+if(data89 !== undefined){
+data89["total_ms"] = coerced82;
+}
+}
+}
+if(errors === _errs235){
+if(typeof data93 == "number"){
+if(data93 < 1 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data93}];
+return false;
+}
+}
+}
+var valid25 = _errs235 === errors;
 }
 else {
 var valid25 = true;
@@ -3865,99 +3941,99 @@ var valid25 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data89}];
 return false;
 }
 }
-var valid23 = _errs222 === errors;
+var valid23 = _errs226 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.replies !== undefined){
-let data92 = data80.replies;
-const _errs233 = errors;
-if(errors === _errs233){
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
-const _errs235 = errors;
-for(const key20 in data92){
+if(data82.replies !== undefined){
+let data94 = data82.replies;
+const _errs237 = errors;
+if(errors === _errs237){
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+const _errs239 = errors;
+for(const key20 in data94){
 if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data94}];
 return false;
 break;
 }
 }
-if(_errs235 === errors){
-if(data92.max_json_bytes !== undefined){
-let data93 = data92.max_json_bytes;
-const _errs236 = errors;
-if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
-let dataType81 = typeof data93;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data93 === null
-              || (dataType81 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
-coerced81 = +data93;
+if(_errs239 === errors){
+if(data94.max_json_bytes !== undefined){
+let data95 = data94.max_json_bytes;
+const _errs240 = errors;
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+let dataType83 = typeof data95;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data95 === null
+              || (dataType83 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
+coerced83 = +data95;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data95}];
 return false;
 }
 }
-if(coerced81 !== undefined){
-data93 = coerced81;
-if(data92 !== undefined){
-data92["max_json_bytes"] = coerced81;
+if(coerced83 !== undefined){
+data95 = coerced83;
+if(data94 !== undefined){
+data94["max_json_bytes"] = coerced83;
 }
 }
 }
-if(errors === _errs236){
-if(typeof data93 == "number"){
-if(data93 < 1024 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data93}];
+if(errors === _errs240){
+if(typeof data95 == "number"){
+if(data95 < 1024 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data95}];
 return false;
 }
 }
 }
-var valid26 = _errs236 === errors;
+var valid26 = _errs240 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data92.max_event_bytes !== undefined){
-let data94 = data92.max_event_bytes;
-const _errs238 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-let dataType82 = typeof data94;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data94 === null
-              || (dataType82 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced82 = +data94;
+if(data94.max_event_bytes !== undefined){
+let data96 = data94.max_event_bytes;
+const _errs242 = errors;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+let dataType84 = typeof data96;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data96 === null
+              || (dataType84 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
+coerced84 = +data96;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data96}];
 return false;
 }
 }
-if(coerced82 !== undefined){
-data94 = coerced82;
-if(data92 !== undefined){
-data92["max_event_bytes"] = coerced82;
+if(coerced84 !== undefined){
+data96 = coerced84;
+if(data94 !== undefined){
+data94["max_event_bytes"] = coerced84;
 }
 }
 }
-if(errors === _errs238){
-if(typeof data94 == "number"){
-if(data94 < 1024 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data94}];
+if(errors === _errs242){
+if(typeof data96 == "number"){
+if(data96 < 1024 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data96}];
 return false;
 }
 }
 }
-var valid26 = _errs238 === errors;
+var valid26 = _errs242 === errors;
 }
 else {
 var valid26 = true;
@@ -3966,34 +4042,34 @@ var valid26 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data94}];
 return false;
 }
 }
-var valid23 = _errs233 === errors;
+var valid23 = _errs237 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.reasoning_param !== undefined){
-let data95 = data80.reasoning_param;
-const _errs240 = errors;
-const _errs241 = errors;
+if(data82.reasoning_param !== undefined){
+let data97 = data82.reasoning_param;
+const _errs244 = errors;
+const _errs245 = errors;
 let valid27 = false;
-const _errs242 = errors;
-if(typeof data95 !== "string"){
-let dataType83 = typeof data95;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data95;
+const _errs246 = errors;
+if(typeof data97 !== "string"){
+let dataType85 = typeof data97;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data97;
 }
-else if(data95 === null){
-coerced83 = "";
+else if(data97 === null){
+coerced85 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data95};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data97};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4003,15 +4079,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced83 !== undefined){
-data95 = coerced83;
-if(data80 !== undefined){
-data80["reasoning_param"] = coerced83;
+if(coerced85 !== undefined){
+data97 = coerced85;
+if(data82 !== undefined){
+data82["reasoning_param"] = coerced85;
 }
 }
 }
-if("reasoning_effort" !== data95){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data95};
+if("reasoning_effort" !== data97){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data97};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4020,22 +4096,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs242 === errors;
+var _valid3 = _errs246 === errors;
 valid27 = valid27 || _valid3;
 if(!valid27){
-const _errs244 = errors;
-if(typeof data95 !== "string"){
-let dataType84 = typeof data95;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data95;
+const _errs248 = errors;
+if(typeof data97 !== "string"){
+let dataType86 = typeof data97;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data97;
 }
-else if(data95 === null){
-coerced84 = "";
+else if(data97 === null){
+coerced86 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data95};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data97};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4045,15 +4121,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced84 !== undefined){
-data95 = coerced84;
-if(data80 !== undefined){
-data80["reasoning_param"] = coerced84;
+if(coerced86 !== undefined){
+data97 = coerced86;
+if(data82 !== undefined){
+data82["reasoning_param"] = coerced86;
 }
 }
 }
-if("reasoning" !== data95){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data95};
+if("reasoning" !== data97){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data97};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4062,11 +4138,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs244 === errors;
+var _valid3 = _errs248 === errors;
 valid27 = valid27 || _valid3;
 }
 if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data95};
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data97};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4078,163 +4154,28 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs241;
+errors = _errs245;
 if(vErrors !== null){
-if(_errs241){
-vErrors.length = _errs241;
+if(_errs245){
+vErrors.length = _errs245;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs240 === errors;
+var valid23 = _errs244 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.max_tokens_field !== undefined){
-let data96 = data80.max_tokens_field;
-const _errs246 = errors;
-const _errs247 = errors;
-let valid28 = false;
-const _errs248 = errors;
-if(typeof data96 !== "string"){
-let dataType85 = typeof data96;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data96;
-}
-else if(data96 === null){
-coerced85 = "";
-}
-else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data96};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(coerced85 !== undefined){
-data96 = coerced85;
-if(data80 !== undefined){
-data80["max_tokens_field"] = coerced85;
-}
-}
-}
-if("max_tokens" !== data96){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data96};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-var _valid4 = _errs248 === errors;
-valid28 = valid28 || _valid4;
-if(!valid28){
+if(data82.max_tokens_field !== undefined){
+let data98 = data82.max_tokens_field;
 const _errs250 = errors;
-if(typeof data96 !== "string"){
-let dataType86 = typeof data96;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data96;
-}
-else if(data96 === null){
-coerced86 = "";
-}
-else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data96};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(coerced86 !== undefined){
-data96 = coerced86;
-if(data80 !== undefined){
-data80["max_tokens_field"] = coerced86;
-}
-}
-}
-if("max_completion_tokens" !== data96){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data96};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-var _valid4 = _errs250 === errors;
-valid28 = valid28 || _valid4;
-}
-if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data96};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs247;
-if(vErrors !== null){
-if(_errs247){
-vErrors.length = _errs247;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs246 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data80.apis !== undefined){
-let data97 = data80.apis;
+const _errs251 = errors;
+let valid28 = false;
 const _errs252 = errors;
-if(errors === _errs252){
-if(Array.isArray(data97)){
-if(data97.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data97}];
-return false;
-}
-else {
-if(data97.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data97}];
-return false;
-}
-else {
-var valid29 = true;
-const len3 = data97.length;
-for(let i3=0; i3<len3; i3++){
-let data98 = data97[i3];
-const _errs254 = errors;
-const _errs255 = errors;
-let valid30 = false;
-const _errs256 = errors;
 if(typeof data98 !== "string"){
 let dataType87 = typeof data98;
 let coerced87 = undefined;
@@ -4246,37 +4187,37 @@ else if(data98 === null){
 coerced87 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data98};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data98};
 if(vErrors === null){
-vErrors = [err41];
+vErrors = [err36];
 }
 else {
-vErrors.push(err41);
+vErrors.push(err36);
 }
 errors++;
 }
 }
 if(coerced87 !== undefined){
 data98 = coerced87;
-if(data97 !== undefined){
-data97[i3] = coerced87;
+if(data82 !== undefined){
+data82["max_tokens_field"] = coerced87;
 }
 }
 }
-if("chat" !== data98){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data98};
+if("max_tokens" !== data98){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data98};
 if(vErrors === null){
-vErrors = [err42];
+vErrors = [err37];
 }
 else {
-vErrors.push(err42);
+vErrors.push(err37);
 }
 errors++;
 }
-var _valid5 = _errs256 === errors;
-valid30 = valid30 || _valid5;
-if(!valid30){
-const _errs258 = errors;
+var _valid4 = _errs252 === errors;
+valid28 = valid28 || _valid4;
+if(!valid28){
+const _errs254 = errors;
 if(typeof data98 !== "string"){
 let dataType88 = typeof data98;
 let coerced88 = undefined;
@@ -4288,7 +4229,142 @@ else if(data98 === null){
 coerced88 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data98};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data98};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(coerced88 !== undefined){
+data98 = coerced88;
+if(data82 !== undefined){
+data82["max_tokens_field"] = coerced88;
+}
+}
+}
+if("max_completion_tokens" !== data98){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data98};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid4 = _errs254 === errors;
+valid28 = valid28 || _valid4;
+}
+if(!valid28){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data98};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs251;
+if(vErrors !== null){
+if(_errs251){
+vErrors.length = _errs251;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid23 = _errs250 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data82.apis !== undefined){
+let data99 = data82.apis;
+const _errs256 = errors;
+if(errors === _errs256){
+if(Array.isArray(data99)){
+if(data99.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
+return false;
+}
+else {
+if(data99.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
+return false;
+}
+else {
+var valid29 = true;
+const len3 = data99.length;
+for(let i3=0; i3<len3; i3++){
+let data100 = data99[i3];
+const _errs258 = errors;
+const _errs259 = errors;
+let valid30 = false;
+const _errs260 = errors;
+if(typeof data100 !== "string"){
+let dataType89 = typeof data100;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data100;
+}
+else if(data100 === null){
+coerced89 = "";
+}
+else {
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data100};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(coerced89 !== undefined){
+data100 = coerced89;
+if(data99 !== undefined){
+data99[i3] = coerced89;
+}
+}
+}
+if("chat" !== data100){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data100};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+var _valid5 = _errs260 === errors;
+valid30 = valid30 || _valid5;
+if(!valid30){
+const _errs262 = errors;
+if(typeof data100 !== "string"){
+let dataType90 = typeof data100;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data100;
+}
+else if(data100 === null){
+coerced90 = "";
+}
+else {
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4298,15 +4374,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced88 !== undefined){
-data98 = coerced88;
-if(data97 !== undefined){
-data97[i3] = coerced88;
+if(coerced90 !== undefined){
+data100 = coerced90;
+if(data99 !== undefined){
+data99[i3] = coerced90;
 }
 }
 }
-if("responses" !== data98){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data98};
+if("responses" !== data100){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data100};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4315,11 +4391,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs258 === errors;
+var _valid5 = _errs262 === errors;
 valid30 = valid30 || _valid5;
 }
 if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data98};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data100};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4331,17 +4407,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs255;
+errors = _errs259;
 if(vErrors !== null){
-if(_errs255){
-vErrors.length = _errs255;
+if(_errs259){
+vErrors.length = _errs259;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs254 === errors;
+var valid29 = _errs258 === errors;
 if(!valid29){
 break;
 }
@@ -4350,213 +4426,58 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
 return false;
 }
 }
-var valid23 = _errs252 === errors;
+var valid23 = _errs256 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data80.simulated !== undefined){
-let data99 = data80.simulated;
-const _errs260 = errors;
-if(errors === _errs260){
-if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
-const _errs262 = errors;
-for(const key21 in data99){
+if(data82.simulated !== undefined){
+let data101 = data82.simulated;
+const _errs264 = errors;
+if(errors === _errs264){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+const _errs266 = errors;
+for(const key21 in data101){
 if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data101}];
 return false;
 break;
 }
 }
-if(_errs262 === errors){
-if(data99.first_byte_ms !== undefined){
-let data100 = data99.first_byte_ms;
-const _errs263 = errors;
-if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
-let dataType89 = typeof data100;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data100 === null
-              || (dataType89 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
-coerced89 = +data100;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data100}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data100 = coerced89;
-if(data99 !== undefined){
-data99["first_byte_ms"] = coerced89;
-}
-}
-}
-if(errors === _errs263){
-if(typeof data100 == "number"){
-if(data100 < 0 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data100}];
-return false;
-}
-}
-}
-var valid31 = _errs263 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data99.tokens_per_second !== undefined){
-let data101 = data99.tokens_per_second;
-const _errs265 = errors;
-if(!(typeof data101 == "number")){
-let dataType90 = typeof data101;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "boolean" || data101 === null
-              || (dataType90 == "string" && data101 && data101 == +data101)){
-coerced90 = +data101;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data101}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data101 = coerced90;
-if(data99 !== undefined){
-data99["tokens_per_second"] = coerced90;
-}
-}
-}
-if(errors === _errs265){
-if(typeof data101 == "number"){
-if(data101 < 0 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data101}];
-return false;
-}
-}
-}
-var valid31 = _errs265 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data99.reasoning_field !== undefined){
-let data102 = data99.reasoning_field;
+if(_errs266 === errors){
+if(data101.first_byte_ms !== undefined){
+let data102 = data101.first_byte_ms;
 const _errs267 = errors;
-const _errs268 = errors;
-let valid32 = false;
-const _errs269 = errors;
-if(typeof data102 !== "string"){
+if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
 let dataType91 = typeof data102;
 let coerced91 = undefined;
 if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data102;
-}
-else if(data102 === null){
-coerced91 = "";
+if(dataType91 === "boolean" || data102 === null
+              || (dataType91 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
+coerced91 = +data102;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data102};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data102}];
+return false;
 }
 }
 if(coerced91 !== undefined){
 data102 = coerced91;
-if(data99 !== undefined){
-data99["reasoning_field"] = coerced91;
+if(data101 !== undefined){
+data101["first_byte_ms"] = coerced91;
 }
 }
 }
-if("reasoning_content" !== data102){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data102};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-var _valid6 = _errs269 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
-const _errs271 = errors;
-if(typeof data102 !== "string"){
-let dataType92 = typeof data102;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data102;
-}
-else if(data102 === null){
-coerced92 = "";
-}
-else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data102};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(coerced92 !== undefined){
-data102 = coerced92;
-if(data99 !== undefined){
-data99["reasoning_field"] = coerced92;
-}
-}
-}
-if("reasoning" !== data102){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data102};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-var _valid6 = _errs271 === errors;
-valid32 = valid32 || _valid6;
-}
-if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data102};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs267){
+if(typeof data102 == "number"){
+if(data102 < 0 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data102}];
 return false;
-}
-else {
-errors = _errs268;
-if(vErrors !== null){
-if(_errs268){
-vErrors.length = _errs268;
-}
-else {
-vErrors = null;
 }
 }
 }
@@ -4566,55 +4487,91 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data99.port !== undefined){
-let data103 = data99.port;
-const _errs273 = errors;
-if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
-let dataType93 = typeof data103;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 === "boolean" || data103 === null
-              || (dataType93 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
-coerced93 = +data103;
+if(data101.tokens_per_second !== undefined){
+let data103 = data101.tokens_per_second;
+const _errs269 = errors;
+if(!(typeof data103 == "number")){
+let dataType92 = typeof data103;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "boolean" || data103 === null
+              || (dataType92 == "string" && data103 && data103 == +data103)){
+coerced92 = +data103;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data103}];
 return false;
 }
 }
-if(coerced93 !== undefined){
-data103 = coerced93;
-if(data99 !== undefined){
-data99["port"] = coerced93;
+if(coerced92 !== undefined){
+data103 = coerced92;
+if(data101 !== undefined){
+data101["tokens_per_second"] = coerced92;
 }
 }
 }
-if(errors === _errs273){
+if(errors === _errs269){
 if(typeof data103 == "number"){
-if(data103 > 65535 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data103}];
-return false;
-}
-else {
 if(data103 < 0 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data103}];
 return false;
 }
 }
 }
-}
-var valid31 = _errs273 === errors;
+var valid31 = _errs269 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data99.protocol !== undefined){
-let data104 = data99.protocol;
+if(data101.reasoning_field !== undefined){
+let data104 = data101.reasoning_field;
+const _errs271 = errors;
+const _errs272 = errors;
+let valid32 = false;
+const _errs273 = errors;
+if(typeof data104 !== "string"){
+let dataType93 = typeof data104;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data104;
+}
+else if(data104 === null){
+coerced93 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data104};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(coerced93 !== undefined){
+data104 = coerced93;
+if(data101 !== undefined){
+data101["reasoning_field"] = coerced93;
+}
+}
+}
+if("reasoning_content" !== data104){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data104};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid6 = _errs273 === errors;
+valid32 = valid32 || _valid6;
+if(!valid32){
 const _errs275 = errors;
-const _errs276 = errors;
-let valid33 = false;
-const _errs277 = errors;
 if(typeof data104 !== "string"){
 let dataType94 = typeof data104;
 let coerced94 = undefined;
@@ -4626,7 +4583,126 @@ else if(data104 === null){
 coerced94 = "";
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data104};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data104};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(coerced94 !== undefined){
+data104 = coerced94;
+if(data101 !== undefined){
+data101["reasoning_field"] = coerced94;
+}
+}
+}
+if("reasoning" !== data104){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data104};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid6 = _errs275 === errors;
+valid32 = valid32 || _valid6;
+}
+if(!valid32){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data104};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs272;
+if(vErrors !== null){
+if(_errs272){
+vErrors.length = _errs272;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid31 = _errs271 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data101.port !== undefined){
+let data105 = data101.port;
+const _errs277 = errors;
+if(!((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105)))){
+let dataType95 = typeof data105;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data105 === null
+              || (dataType95 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
+coerced95 = +data105;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data105 = coerced95;
+if(data101 !== undefined){
+data101["port"] = coerced95;
+}
+}
+}
+if(errors === _errs277){
+if(typeof data105 == "number"){
+if(data105 > 65535 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
+return false;
+}
+else {
+if(data105 < 0 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs277 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data101.protocol !== undefined){
+let data106 = data101.protocol;
+const _errs279 = errors;
+const _errs280 = errors;
+let valid33 = false;
+const _errs281 = errors;
+if(typeof data106 !== "string"){
+let dataType96 = typeof data106;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data106;
+}
+else if(data106 === null){
+coerced96 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4636,15 +4712,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data104 = coerced94;
-if(data99 !== undefined){
-data99["protocol"] = coerced94;
+if(coerced96 !== undefined){
+data106 = coerced96;
+if(data101 !== undefined){
+data101["protocol"] = coerced96;
 }
 }
 }
-if("openai" !== data104){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data104};
+if("openai" !== data106){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4653,22 +4729,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs277 === errors;
+var _valid7 = _errs281 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs279 = errors;
-if(typeof data104 !== "string"){
-let dataType95 = typeof data104;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data104;
+const _errs283 = errors;
+if(typeof data106 !== "string"){
+let dataType97 = typeof data106;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data106;
 }
-else if(data104 === null){
-coerced95 = "";
+else if(data106 === null){
+coerced97 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data104};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4678,15 +4754,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data104 = coerced95;
-if(data99 !== undefined){
-data99["protocol"] = coerced95;
+if(coerced97 !== undefined){
+data106 = coerced97;
+if(data101 !== undefined){
+data101["protocol"] = coerced97;
 }
 }
 }
-if("anthropic" !== data104){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data104};
+if("anthropic" !== data106){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4695,22 +4771,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs279 === errors;
+var _valid7 = _errs283 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs281 = errors;
-if(typeof data104 !== "string"){
-let dataType96 = typeof data104;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data104;
+const _errs285 = errors;
+if(typeof data106 !== "string"){
+let dataType98 = typeof data106;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data106;
 }
-else if(data104 === null){
-coerced96 = "";
+else if(data106 === null){
+coerced98 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data104};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data106};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4720,15 +4796,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data104 = coerced96;
-if(data99 !== undefined){
-data99["protocol"] = coerced96;
+if(coerced98 !== undefined){
+data106 = coerced98;
+if(data101 !== undefined){
+data101["protocol"] = coerced98;
 }
 }
 }
-if("gemini" !== data104){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data104};
+if("gemini" !== data106){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data106};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4737,12 +4813,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs281 === errors;
+var _valid7 = _errs285 === errors;
 valid33 = valid33 || _valid7;
 }
 }
 if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data104};
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data106};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4754,117 +4830,117 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs276;
+errors = _errs280;
 if(vErrors !== null){
-if(_errs276){
-vErrors.length = _errs276;
+if(_errs280){
+vErrors.length = _errs280;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs275 === errors;
+var valid31 = _errs279 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data99.scripts !== undefined){
-let data105 = data99.scripts;
-const _errs283 = errors;
-if(errors === _errs283){
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+if(data101.scripts !== undefined){
+let data107 = data101.scripts;
+const _errs287 = errors;
+if(errors === _errs287){
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
 var valid34 = true;
-for(const key22 in data105){
+for(const key22 in data107){
 if(pattern5.test(key22)){
-let data106 = data105[key22];
-const _errs285 = errors;
-if(errors === _errs285){
-if(Array.isArray(data106)){
-if(data106.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data106}];
+let data108 = data107[key22];
+const _errs289 = errors;
+if(errors === _errs289){
+if(Array.isArray(data108)){
+if(data108.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data108}];
 return false;
 }
 else {
 var valid35 = true;
-const len4 = data106.length;
+const len4 = data108.length;
 for(let i4=0; i4<len4; i4++){
-let data107 = data106[i4];
-const _errs287 = errors;
-if(errors === _errs287){
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-const _errs289 = errors;
-for(const key23 in data107){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data107}];
-return false;
-break;
-}
-}
-if(_errs289 === errors){
-if(data107.when !== undefined){
-let data108 = data107.when;
-const _errs290 = errors;
-if(errors === _errs290){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-const _errs292 = errors;
-for(const key24 in data108){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data108}];
-return false;
-break;
-}
-}
-if(_errs292 === errors){
-if(data108.tools_offered !== undefined){
-let data109 = data108.tools_offered;
+let data109 = data108[i4];
+const _errs291 = errors;
+if(errors === _errs291){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
 const _errs293 = errors;
-if(typeof data109 !== "boolean"){
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(data109 === "false" || data109 === 0 || data109 === null){
-coerced97 = false;
+for(const key23 in data109){
+if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data109}];
+return false;
+break;
 }
-else if(data109 === "true" || data109 === 1){
-coerced97 = true;
+}
+if(_errs293 === errors){
+if(data109.when !== undefined){
+let data110 = data109.when;
+const _errs294 = errors;
+if(errors === _errs294){
+if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+const _errs296 = errors;
+for(const key24 in data110){
+if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data110}];
+return false;
+break;
+}
+}
+if(_errs296 === errors){
+if(data110.tools_offered !== undefined){
+let data111 = data110.tools_offered;
+const _errs297 = errors;
+if(typeof data111 !== "boolean"){
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(data111 === "false" || data111 === 0 || data111 === null){
+coerced99 = false;
+}
+else if(data111 === "true" || data111 === 1){
+coerced99 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data111}];
 return false;
 }
 }
-if(coerced97 !== undefined){
-data109 = coerced97;
-if(data108 !== undefined){
-data108["tools_offered"] = coerced97;
+if(coerced99 !== undefined){
+data111 = coerced99;
+if(data110 !== undefined){
+data110["tools_offered"] = coerced99;
 }
 }
 }
-var valid37 = _errs293 === errors;
+var valid37 = _errs297 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data108.last_role !== undefined){
-let data110 = data108.last_role;
-const _errs295 = errors;
-const _errs296 = errors;
+if(data110.last_role !== undefined){
+let data112 = data110.last_role;
+const _errs299 = errors;
+const _errs300 = errors;
 let valid38 = false;
-const _errs297 = errors;
-if(typeof data110 !== "string"){
-let dataType98 = typeof data110;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data110;
+const _errs301 = errors;
+if(typeof data112 !== "string"){
+let dataType100 = typeof data112;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data112;
 }
-else if(data110 === null){
-coerced98 = "";
+else if(data112 === null){
+coerced100 = "";
 }
 else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data110};
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data112};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -4874,15 +4950,15 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data110 = coerced98;
-if(data108 !== undefined){
-data108["last_role"] = coerced98;
+if(coerced100 !== undefined){
+data112 = coerced100;
+if(data110 !== undefined){
+data110["last_role"] = coerced100;
 }
 }
 }
-if("user" !== data110){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data110};
+if("user" !== data112){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data112};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -4891,22 +4967,22 @@ vErrors.push(err59);
 }
 errors++;
 }
-var _valid8 = _errs297 === errors;
+var _valid8 = _errs301 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs299 = errors;
-if(typeof data110 !== "string"){
-let dataType99 = typeof data110;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data110;
+const _errs303 = errors;
+if(typeof data112 !== "string"){
+let dataType101 = typeof data112;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data112;
 }
-else if(data110 === null){
-coerced99 = "";
+else if(data112 === null){
+coerced101 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data110};
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data112};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -4916,15 +4992,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced99 !== undefined){
-data110 = coerced99;
-if(data108 !== undefined){
-data108["last_role"] = coerced99;
+if(coerced101 !== undefined){
+data112 = coerced101;
+if(data110 !== undefined){
+data110["last_role"] = coerced101;
 }
 }
 }
-if("assistant" !== data110){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data110};
+if("assistant" !== data112){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data112};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -4933,22 +5009,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs299 === errors;
+var _valid8 = _errs303 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs301 = errors;
-if(typeof data110 !== "string"){
-let dataType100 = typeof data110;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data110;
+const _errs305 = errors;
+if(typeof data112 !== "string"){
+let dataType102 = typeof data112;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data112;
 }
-else if(data110 === null){
-coerced100 = "";
+else if(data112 === null){
+coerced102 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data110};
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data112};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -4958,15 +5034,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced100 !== undefined){
-data110 = coerced100;
-if(data108 !== undefined){
-data108["last_role"] = coerced100;
+if(coerced102 !== undefined){
+data112 = coerced102;
+if(data110 !== undefined){
+data110["last_role"] = coerced102;
 }
 }
 }
-if("tool" !== data110){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data110};
+if("tool" !== data112){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data112};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -4975,22 +5051,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs301 === errors;
+var _valid8 = _errs305 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs303 = errors;
-if(typeof data110 !== "string"){
-let dataType101 = typeof data110;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data110;
+const _errs307 = errors;
+if(typeof data112 !== "string"){
+let dataType103 = typeof data112;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data112;
 }
-else if(data110 === null){
-coerced101 = "";
+else if(data112 === null){
+coerced103 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data110};
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data112};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -5000,15 +5076,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced101 !== undefined){
-data110 = coerced101;
-if(data108 !== undefined){
-data108["last_role"] = coerced101;
+if(coerced103 !== undefined){
+data112 = coerced103;
+if(data110 !== undefined){
+data110["last_role"] = coerced103;
 }
 }
 }
-if("system" !== data110){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data110};
+if("system" !== data112){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data112};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5017,13 +5093,13 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs303 === errors;
+var _valid8 = _errs307 === errors;
 valid38 = valid38 || _valid8;
 }
 }
 }
 if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data110};
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data112};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5035,56 +5111,56 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs296;
+errors = _errs300;
 if(vErrors !== null){
-if(_errs296){
-vErrors.length = _errs296;
+if(_errs300){
+vErrors.length = _errs300;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid37 = _errs295 === errors;
+var valid37 = _errs299 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data108.last_message_matches !== undefined){
-let data111 = data108.last_message_matches;
-const _errs305 = errors;
-if(typeof data111 !== "string"){
-let dataType102 = typeof data111;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data111;
+if(data110.last_message_matches !== undefined){
+let data113 = data110.last_message_matches;
+const _errs309 = errors;
+if(typeof data113 !== "string"){
+let dataType104 = typeof data113;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data113;
 }
-else if(data111 === null){
-coerced102 = "";
+else if(data113 === null){
+coerced104 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data113}];
 return false;
 }
 }
-if(coerced102 !== undefined){
-data111 = coerced102;
-if(data108 !== undefined){
-data108["last_message_matches"] = coerced102;
+if(coerced104 !== undefined){
+data113 = coerced104;
+if(data110 !== undefined){
+data110["last_message_matches"] = coerced104;
 }
 }
 }
-if(errors === _errs305){
-if(typeof data111 === "string"){
-if(func3(data111) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data111}];
+if(errors === _errs309){
+if(typeof data113 === "string"){
+if(func3(data113) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data113}];
 return false;
 }
 }
 }
-var valid37 = _errs305 === errors;
+var valid37 = _errs309 === errors;
 }
 else {
 var valid37 = true;
@@ -5094,85 +5170,85 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data110}];
 return false;
 }
 }
-var valid36 = _errs290 === errors;
+var valid36 = _errs294 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data107.call !== undefined){
-let data112 = data107.call;
-const _errs307 = errors;
-if(errors === _errs307){
-if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+if(data109.call !== undefined){
+let data114 = data109.call;
+const _errs311 = errors;
+if(errors === _errs311){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
 let missing3;
-if((data112.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data112}];
+if((data114.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
 return false;
 }
 else {
-const _errs309 = errors;
-for(const key25 in data112){
+const _errs313 = errors;
+for(const key25 in data114){
 if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
 return false;
 break;
 }
 }
-if(_errs309 === errors){
-if(data112.tool !== undefined){
-let data113 = data112.tool;
-const _errs310 = errors;
-if(typeof data113 !== "string"){
-let dataType103 = typeof data113;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data113;
+if(_errs313 === errors){
+if(data114.tool !== undefined){
+let data115 = data114.tool;
+const _errs314 = errors;
+if(typeof data115 !== "string"){
+let dataType105 = typeof data115;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data115;
 }
-else if(data113 === null){
-coerced103 = "";
+else if(data115 === null){
+coerced105 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data115}];
 return false;
 }
 }
-if(coerced103 !== undefined){
-data113 = coerced103;
-if(data112 !== undefined){
-data112["tool"] = coerced103;
+if(coerced105 !== undefined){
+data115 = coerced105;
+if(data114 !== undefined){
+data114["tool"] = coerced105;
 }
 }
 }
-if(errors === _errs310){
-if(typeof data113 === "string"){
-if(func3(data113) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data113}];
+if(errors === _errs314){
+if(typeof data115 === "string"){
+if(func3(data115) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data115}];
 return false;
 }
 }
 }
-var valid39 = _errs310 === errors;
+var valid39 = _errs314 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data112.arguments !== undefined){
-let data114 = data112.arguments;
-const _errs312 = errors;
-if(errors === _errs312){
-if(!(data114 && typeof data114 == "object" && !Array.isArray(data114))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data114}];
+if(data114.arguments !== undefined){
+let data116 = data114.arguments;
+const _errs316 = errors;
+if(errors === _errs316){
+if(!(data116 && typeof data116 == "object" && !Array.isArray(data116))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data116}];
 return false;
 }
 }
-var valid39 = _errs312 === errors;
+var valid39 = _errs316 === errors;
 }
 else {
 var valid39 = true;
@@ -5182,42 +5258,42 @@ var valid39 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
 return false;
 }
 }
-var valid36 = _errs307 === errors;
+var valid36 = _errs311 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data107.answer !== undefined){
-let data115 = data107.answer;
-const _errs314 = errors;
-if(typeof data115 !== "string"){
-let dataType104 = typeof data115;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data115;
+if(data109.answer !== undefined){
+let data117 = data109.answer;
+const _errs318 = errors;
+if(typeof data117 !== "string"){
+let dataType106 = typeof data117;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data117;
 }
-else if(data115 === null){
-coerced104 = "";
+else if(data117 === null){
+coerced106 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data117}];
 return false;
 }
 }
-if(coerced104 !== undefined){
-data115 = coerced104;
-if(data107 !== undefined){
-data107["answer"] = coerced104;
+if(coerced106 !== undefined){
+data117 = coerced106;
+if(data109 !== undefined){
+data109["answer"] = coerced106;
 }
 }
 }
-var valid36 = _errs314 === errors;
+var valid36 = _errs318 === errors;
 }
 else {
 var valid36 = true;
@@ -5227,11 +5303,11 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data109}];
 return false;
 }
 }
-var valid35 = _errs287 === errors;
+var valid35 = _errs291 === errors;
 if(!valid35){
 break;
 }
@@ -5239,11 +5315,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data106}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data108}];
 return false;
 }
 }
-var valid34 = _errs285 === errors;
+var valid34 = _errs289 === errors;
 if(!valid34){
 break;
 }
@@ -5251,11 +5327,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data107}];
 return false;
 }
 }
-var valid31 = _errs283 === errors;
+var valid31 = _errs287 === errors;
 }
 else {
 var valid31 = true;
@@ -5268,11 +5344,11 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data101}];
 return false;
 }
 }
-var valid23 = _errs260 === errors;
+var valid23 = _errs264 === errors;
 }
 else {
 var valid23 = true;
@@ -5292,11 +5368,11 @@ var valid23 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data82}];
 return false;
 }
 }
-var valid22 = _errs199 === errors;
+var valid22 = _errs203 === errors;
 if(!valid22){
 break;
 }
@@ -5304,153 +5380,77 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data81}];
 return false;
 }
 }
-var valid0 = _errs197 === errors;
+var valid0 = _errs201 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data116 = data.models;
-const _errs316 = errors;
-if(errors === _errs316){
-if(Array.isArray(data116)){
-if(data116.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data116}];
+let data118 = data.models;
+const _errs320 = errors;
+if(errors === _errs320){
+if(Array.isArray(data118)){
+if(data118.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data118}];
 return false;
 }
 else {
 var valid40 = true;
-const len5 = data116.length;
+const len5 = data118.length;
 for(let i5=0; i5<len5; i5++){
-let data117 = data116[i5];
-const _errs318 = errors;
-if(errors === _errs318){
-if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+let data119 = data118[i5];
+const _errs322 = errors;
+if(errors === _errs322){
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
 let missing4;
-if(((data117.id === undefined) && (missing4 = "id")) || ((data117.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data117}];
+if(((data119.id === undefined) && (missing4 = "id")) || ((data119.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data119}];
 return false;
 }
 else {
-const _errs320 = errors;
-for(const key26 in data117){
+const _errs324 = errors;
+for(const key26 in data119){
 if(!((((((((key26 === "id") || (key26 === "owned_by")) || (key26 === "context_length")) || (key26 === "max_output_tokens")) || (key26 === "default_max_tokens")) || (key26 === "reasoning")) || (key26 === "pricing")) || (key26 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data119}];
 return false;
 break;
 }
 }
-if(_errs320 === errors){
-if(data117.id !== undefined){
-let data118 = data117.id;
-const _errs321 = errors;
-if(typeof data118 !== "string"){
-let dataType105 = typeof data118;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data118;
-}
-else if(data118 === null){
-coerced105 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data118}];
-return false;
-}
-}
-if(coerced105 !== undefined){
-data118 = coerced105;
-if(data117 !== undefined){
-data117["id"] = coerced105;
-}
-}
-}
-if(errors === _errs321){
-if(typeof data118 === "string"){
-if(func3(data118) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data118}];
-return false;
-}
-}
-}
-var valid41 = _errs321 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data117.owned_by !== undefined){
-let data119 = data117.owned_by;
-const _errs323 = errors;
-if(typeof data119 !== "string"){
-let dataType106 = typeof data119;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data119;
-}
-else if(data119 === null){
-coerced106 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data119}];
-return false;
-}
-}
-if(coerced106 !== undefined){
-data119 = coerced106;
-if(data117 !== undefined){
-data117["owned_by"] = coerced106;
-}
-}
-}
-if(errors === _errs323){
-if(typeof data119 === "string"){
-if(func3(data119) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data119}];
-return false;
-}
-}
-}
-var valid41 = _errs323 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data117.context_length !== undefined){
-let data120 = data117.context_length;
+if(_errs324 === errors){
+if(data119.id !== undefined){
+let data120 = data119.id;
 const _errs325 = errors;
-if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
+if(typeof data120 !== "string"){
 let dataType107 = typeof data120;
 let coerced107 = undefined;
 if(!(coerced107 !== undefined)){
-if(dataType107 === "boolean" || data120 === null
-              || (dataType107 === "string" && data120 && data120 == +data120 && !(data120 % 1))){
-coerced107 = +data120;
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data120;
+}
+else if(data120 === null){
+coerced107 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data120}];
 return false;
 }
 }
 if(coerced107 !== undefined){
 data120 = coerced107;
-if(data117 !== undefined){
-data117["context_length"] = coerced107;
+if(data119 !== undefined){
+data119["id"] = coerced107;
 }
 }
 }
 if(errors === _errs325){
-if(typeof data120 == "number"){
-if(data120 < 1 || isNaN(data120)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data120}];
+if(typeof data120 === "string"){
+if(func3(data120) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data120}];
 return false;
 }
 }
@@ -5461,33 +5461,35 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data117.max_output_tokens !== undefined){
-let data121 = data117.max_output_tokens;
+if(data119.owned_by !== undefined){
+let data121 = data119.owned_by;
 const _errs327 = errors;
-if(!((typeof data121 == "number") && (!(data121 % 1) && !isNaN(data121)))){
+if(typeof data121 !== "string"){
 let dataType108 = typeof data121;
 let coerced108 = undefined;
 if(!(coerced108 !== undefined)){
-if(dataType108 === "boolean" || data121 === null
-              || (dataType108 === "string" && data121 && data121 == +data121 && !(data121 % 1))){
-coerced108 = +data121;
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data121;
+}
+else if(data121 === null){
+coerced108 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data121}];
 return false;
 }
 }
 if(coerced108 !== undefined){
 data121 = coerced108;
-if(data117 !== undefined){
-data117["max_output_tokens"] = coerced108;
+if(data119 !== undefined){
+data119["owned_by"] = coerced108;
 }
 }
 }
 if(errors === _errs327){
-if(typeof data121 == "number"){
-if(data121 < 1 || isNaN(data121)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data121}];
+if(typeof data121 === "string"){
+if(func3(data121) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data121}];
 return false;
 }
 }
@@ -5498,8 +5500,8 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data117.default_max_tokens !== undefined){
-let data122 = data117.default_max_tokens;
+if(data119.context_length !== undefined){
+let data122 = data119.context_length;
 const _errs329 = errors;
 if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
 let dataType109 = typeof data122;
@@ -5510,21 +5512,21 @@ if(dataType109 === "boolean" || data122 === null
 coerced109 = +data122;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data122}];
 return false;
 }
 }
 if(coerced109 !== undefined){
 data122 = coerced109;
-if(data117 !== undefined){
-data117["default_max_tokens"] = coerced109;
+if(data119 !== undefined){
+data119["context_length"] = coerced109;
 }
 }
 }
 if(errors === _errs329){
 if(typeof data122 == "number"){
 if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data122}];
 return false;
 }
 }
@@ -5535,44 +5537,118 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data117.reasoning !== undefined){
-let data123 = data117.reasoning;
+if(data119.max_output_tokens !== undefined){
+let data123 = data119.max_output_tokens;
 const _errs331 = errors;
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
+let dataType110 = typeof data123;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 === "boolean" || data123 === null
+              || (dataType110 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+coerced110 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data123}];
+return false;
+}
+}
+if(coerced110 !== undefined){
+data123 = coerced110;
+if(data119 !== undefined){
+data119["max_output_tokens"] = coerced110;
+}
+}
+}
 if(errors === _errs331){
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
+if(typeof data123 == "number"){
+if(data123 < 1 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data123}];
+return false;
+}
+}
+}
+var valid41 = _errs331 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data119.default_max_tokens !== undefined){
+let data124 = data119.default_max_tokens;
+const _errs333 = errors;
+if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+let dataType111 = typeof data124;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 === "boolean" || data124 === null
+              || (dataType111 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced111 = +data124;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data124}];
+return false;
+}
+}
+if(coerced111 !== undefined){
+data124 = coerced111;
+if(data119 !== undefined){
+data119["default_max_tokens"] = coerced111;
+}
+}
+}
+if(errors === _errs333){
+if(typeof data124 == "number"){
+if(data124 < 1 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data124}];
+return false;
+}
+}
+}
+var valid41 = _errs333 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data119.reasoning !== undefined){
+let data125 = data119.reasoning;
+const _errs335 = errors;
+if(errors === _errs335){
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
 let missing5;
-if((data123.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data123}];
+if((data125.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data125}];
 return false;
 }
 else {
-const _errs333 = errors;
-for(const key27 in data123){
+const _errs337 = errors;
+for(const key27 in data125){
 if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data125}];
 return false;
 break;
 }
 }
-if(_errs333 === errors){
-if(data123.default_effort !== undefined){
-let data124 = data123.default_effort;
-const _errs334 = errors;
-const _errs335 = errors;
+if(_errs337 === errors){
+if(data125.default_effort !== undefined){
+let data126 = data125.default_effort;
+const _errs338 = errors;
+const _errs339 = errors;
 let valid43 = false;
-const _errs336 = errors;
-if(typeof data124 !== "string"){
-let dataType110 = typeof data124;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data124;
+const _errs340 = errors;
+if(typeof data126 !== "string"){
+let dataType112 = typeof data126;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data126;
 }
-else if(data124 === null){
-coerced110 = "";
+else if(data126 === null){
+coerced112 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data124};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5582,15 +5658,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data124 = coerced110;
-if(data123 !== undefined){
-data123["default_effort"] = coerced110;
+if(coerced112 !== undefined){
+data126 = coerced112;
+if(data125 !== undefined){
+data125["default_effort"] = coerced112;
 }
 }
 }
-if("none" !== data124){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data124};
+if("none" !== data126){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5599,22 +5675,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs336 === errors;
+var _valid9 = _errs340 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs338 = errors;
-if(typeof data124 !== "string"){
-let dataType111 = typeof data124;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data124;
+const _errs342 = errors;
+if(typeof data126 !== "string"){
+let dataType113 = typeof data126;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data126;
 }
-else if(data124 === null){
-coerced111 = "";
+else if(data126 === null){
+coerced113 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data124};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5624,15 +5700,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data124 = coerced111;
-if(data123 !== undefined){
-data123["default_effort"] = coerced111;
+if(coerced113 !== undefined){
+data126 = coerced113;
+if(data125 !== undefined){
+data125["default_effort"] = coerced113;
 }
 }
 }
-if("minimal" !== data124){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data124};
+if("minimal" !== data126){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5641,22 +5717,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs338 === errors;
+var _valid9 = _errs342 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs340 = errors;
-if(typeof data124 !== "string"){
-let dataType112 = typeof data124;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data124;
+const _errs344 = errors;
+if(typeof data126 !== "string"){
+let dataType114 = typeof data126;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data126;
 }
-else if(data124 === null){
-coerced112 = "";
+else if(data126 === null){
+coerced114 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data124};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5666,15 +5742,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data124 = coerced112;
-if(data123 !== undefined){
-data123["default_effort"] = coerced112;
+if(coerced114 !== undefined){
+data126 = coerced114;
+if(data125 !== undefined){
+data125["default_effort"] = coerced114;
 }
 }
 }
-if("low" !== data124){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data124};
+if("low" !== data126){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5683,22 +5759,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs340 === errors;
+var _valid9 = _errs344 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs342 = errors;
-if(typeof data124 !== "string"){
-let dataType113 = typeof data124;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data124;
+const _errs346 = errors;
+if(typeof data126 !== "string"){
+let dataType115 = typeof data126;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data126;
 }
-else if(data124 === null){
-coerced113 = "";
+else if(data126 === null){
+coerced115 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data124};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data126};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5708,15 +5784,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data124 = coerced113;
-if(data123 !== undefined){
-data123["default_effort"] = coerced113;
+if(coerced115 !== undefined){
+data126 = coerced115;
+if(data125 !== undefined){
+data125["default_effort"] = coerced115;
 }
 }
 }
-if("medium" !== data124){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data124};
+if("medium" !== data126){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data126};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5725,22 +5801,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs342 === errors;
+var _valid9 = _errs346 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs344 = errors;
-if(typeof data124 !== "string"){
-let dataType114 = typeof data124;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data124;
+const _errs348 = errors;
+if(typeof data126 !== "string"){
+let dataType116 = typeof data126;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data126;
 }
-else if(data124 === null){
-coerced114 = "";
+else if(data126 === null){
+coerced116 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data124};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data126};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5750,15 +5826,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data124 = coerced114;
-if(data123 !== undefined){
-data123["default_effort"] = coerced114;
+if(coerced116 !== undefined){
+data126 = coerced116;
+if(data125 !== undefined){
+data125["default_effort"] = coerced116;
 }
 }
 }
-if("high" !== data124){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data124};
+if("high" !== data126){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data126};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5767,145 +5843,10 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs344 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs346 = errors;
-if(typeof data124 !== "string"){
-let dataType115 = typeof data124;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data124;
-}
-else if(data124 === null){
-coerced115 = "";
-}
-else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data124};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-}
-if(coerced115 !== undefined){
-data124 = coerced115;
-if(data123 !== undefined){
-data123["default_effort"] = coerced115;
-}
-}
-}
-if("xhigh" !== data124){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data124};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-var _valid9 = _errs346 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs348 = errors;
-if(typeof data124 !== "string"){
-let dataType116 = typeof data124;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data124;
-}
-else if(data124 === null){
-coerced116 = "";
-}
-else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data124};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-if(coerced116 !== undefined){
-data124 = coerced116;
-if(data123 !== undefined){
-data123["default_effort"] = coerced116;
-}
-}
-}
-if("max" !== data124){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data124};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
 var _valid9 = _errs348 === errors;
 valid43 = valid43 || _valid9;
-}
-}
-}
-}
-}
-}
 if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data124};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs335;
-if(vErrors !== null){
-if(_errs335){
-vErrors.length = _errs335;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid42 = _errs334 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data123.efforts !== undefined){
-let data125 = data123.efforts;
 const _errs350 = errors;
-if(errors === _errs350){
-if(Array.isArray(data125)){
-if(data125.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data125}];
-return false;
-}
-else {
-var valid44 = true;
-const len6 = data125.length;
-for(let i6=0; i6<len6; i6++){
-let data126 = data125[i6];
-const _errs352 = errors;
-const _errs353 = errors;
-let valid45 = false;
-const _errs354 = errors;
 if(typeof data126 !== "string"){
 let dataType117 = typeof data126;
 let coerced117 = undefined;
@@ -5917,12 +5858,12 @@ else if(data126 === null){
 coerced117 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data126};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data126};
 if(vErrors === null){
-vErrors = [err82];
+vErrors = [err77];
 }
 else {
-vErrors.push(err82);
+vErrors.push(err77);
 }
 errors++;
 }
@@ -5930,24 +5871,24 @@ errors++;
 if(coerced117 !== undefined){
 data126 = coerced117;
 if(data125 !== undefined){
-data125[i6] = coerced117;
+data125["default_effort"] = coerced117;
 }
 }
 }
-if("none" !== data126){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data126};
+if("xhigh" !== data126){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data126};
 if(vErrors === null){
-vErrors = [err83];
+vErrors = [err78];
 }
 else {
-vErrors.push(err83);
+vErrors.push(err78);
 }
 errors++;
 }
-var _valid10 = _errs354 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs356 = errors;
+var _valid9 = _errs350 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs352 = errors;
 if(typeof data126 !== "string"){
 let dataType118 = typeof data126;
 let coerced118 = undefined;
@@ -5959,7 +5900,142 @@ else if(data126 === null){
 coerced118 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data126};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data126};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+if(coerced118 !== undefined){
+data126 = coerced118;
+if(data125 !== undefined){
+data125["default_effort"] = coerced118;
+}
+}
+}
+if("max" !== data126){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data126};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+var _valid9 = _errs352 === errors;
+valid43 = valid43 || _valid9;
+}
+}
+}
+}
+}
+}
+if(!valid43){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data126};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs339;
+if(vErrors !== null){
+if(_errs339){
+vErrors.length = _errs339;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid42 = _errs338 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data125.efforts !== undefined){
+let data127 = data125.efforts;
+const _errs354 = errors;
+if(errors === _errs354){
+if(Array.isArray(data127)){
+if(data127.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data127}];
+return false;
+}
+else {
+var valid44 = true;
+const len6 = data127.length;
+for(let i6=0; i6<len6; i6++){
+let data128 = data127[i6];
+const _errs356 = errors;
+const _errs357 = errors;
+let valid45 = false;
+const _errs358 = errors;
+if(typeof data128 !== "string"){
+let dataType119 = typeof data128;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data128;
+}
+else if(data128 === null){
+coerced119 = "";
+}
+else {
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data128};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+if(coerced119 !== undefined){
+data128 = coerced119;
+if(data127 !== undefined){
+data127[i6] = coerced119;
+}
+}
+}
+if("none" !== data128){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data128};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+var _valid10 = _errs358 === errors;
+valid45 = valid45 || _valid10;
+if(!valid45){
+const _errs360 = errors;
+if(typeof data128 !== "string"){
+let dataType120 = typeof data128;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data128;
+}
+else if(data128 === null){
+coerced120 = "";
+}
+else {
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data128};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -5969,15 +6045,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data126 = coerced118;
-if(data125 !== undefined){
-data125[i6] = coerced118;
+if(coerced120 !== undefined){
+data128 = coerced120;
+if(data127 !== undefined){
+data127[i6] = coerced120;
 }
 }
 }
-if("minimal" !== data126){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data126};
+if("minimal" !== data128){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data128};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -5986,22 +6062,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs356 === errors;
+var _valid10 = _errs360 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs358 = errors;
-if(typeof data126 !== "string"){
-let dataType119 = typeof data126;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data126;
+const _errs362 = errors;
+if(typeof data128 !== "string"){
+let dataType121 = typeof data128;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data128;
 }
-else if(data126 === null){
-coerced119 = "";
+else if(data128 === null){
+coerced121 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data126};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data128};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6011,15 +6087,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data126 = coerced119;
-if(data125 !== undefined){
-data125[i6] = coerced119;
+if(coerced121 !== undefined){
+data128 = coerced121;
+if(data127 !== undefined){
+data127[i6] = coerced121;
 }
 }
 }
-if("low" !== data126){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data126};
+if("low" !== data128){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data128};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6028,22 +6104,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs358 === errors;
+var _valid10 = _errs362 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs360 = errors;
-if(typeof data126 !== "string"){
-let dataType120 = typeof data126;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data126;
+const _errs364 = errors;
+if(typeof data128 !== "string"){
+let dataType122 = typeof data128;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data128;
 }
-else if(data126 === null){
-coerced120 = "";
+else if(data128 === null){
+coerced122 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data126};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data128};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6053,15 +6129,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced120 !== undefined){
-data126 = coerced120;
-if(data125 !== undefined){
-data125[i6] = coerced120;
+if(coerced122 !== undefined){
+data128 = coerced122;
+if(data127 !== undefined){
+data127[i6] = coerced122;
 }
 }
 }
-if("medium" !== data126){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data126};
+if("medium" !== data128){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data128};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6070,22 +6146,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs360 === errors;
+var _valid10 = _errs364 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs362 = errors;
-if(typeof data126 !== "string"){
-let dataType121 = typeof data126;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data126;
+const _errs366 = errors;
+if(typeof data128 !== "string"){
+let dataType123 = typeof data128;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data128;
 }
-else if(data126 === null){
-coerced121 = "";
+else if(data128 === null){
+coerced123 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data126};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data128};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6095,15 +6171,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data126 = coerced121;
-if(data125 !== undefined){
-data125[i6] = coerced121;
+if(coerced123 !== undefined){
+data128 = coerced123;
+if(data127 !== undefined){
+data127[i6] = coerced123;
 }
 }
 }
-if("high" !== data126){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data126};
+if("high" !== data128){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data128};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6112,22 +6188,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs362 === errors;
+var _valid10 = _errs366 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs364 = errors;
-if(typeof data126 !== "string"){
-let dataType122 = typeof data126;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data126;
+const _errs368 = errors;
+if(typeof data128 !== "string"){
+let dataType124 = typeof data128;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data128;
 }
-else if(data126 === null){
-coerced122 = "";
+else if(data128 === null){
+coerced124 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data126};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data128};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6137,15 +6213,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced122 !== undefined){
-data126 = coerced122;
-if(data125 !== undefined){
-data125[i6] = coerced122;
+if(coerced124 !== undefined){
+data128 = coerced124;
+if(data127 !== undefined){
+data127[i6] = coerced124;
 }
 }
 }
-if("xhigh" !== data126){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data126};
+if("xhigh" !== data128){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data128};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6154,22 +6230,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs364 === errors;
+var _valid10 = _errs368 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs366 = errors;
-if(typeof data126 !== "string"){
-let dataType123 = typeof data126;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data126;
+const _errs370 = errors;
+if(typeof data128 !== "string"){
+let dataType125 = typeof data128;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data128;
 }
-else if(data126 === null){
-coerced123 = "";
+else if(data128 === null){
+coerced125 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data126};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data128};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6179,15 +6255,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data126 = coerced123;
-if(data125 !== undefined){
-data125[i6] = coerced123;
+if(coerced125 !== undefined){
+data128 = coerced125;
+if(data127 !== undefined){
+data127[i6] = coerced125;
 }
 }
 }
-if("max" !== data126){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data126};
+if("max" !== data128){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data128};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6196,7 +6272,7 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs366 === errors;
+var _valid10 = _errs370 === errors;
 valid45 = valid45 || _valid10;
 }
 }
@@ -6205,7 +6281,7 @@ valid45 = valid45 || _valid10;
 }
 }
 if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data126};
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data128};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6217,17 +6293,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs353;
+errors = _errs357;
 if(vErrors !== null){
-if(_errs353){
-vErrors.length = _errs353;
+if(_errs357){
+vErrors.length = _errs357;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs352 === errors;
+var valid44 = _errs356 === errors;
 if(!valid44){
 break;
 }
@@ -6235,34 +6311,34 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data127}];
 return false;
 }
 }
-var valid42 = _errs350 === errors;
+var valid42 = _errs354 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data123.style !== undefined){
-let data127 = data123.style;
-const _errs368 = errors;
-const _errs369 = errors;
+if(data125.style !== undefined){
+let data129 = data125.style;
+const _errs372 = errors;
+const _errs373 = errors;
 let valid46 = false;
-const _errs370 = errors;
-if(typeof data127 !== "string"){
-let dataType124 = typeof data127;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data127;
+const _errs374 = errors;
+if(typeof data129 !== "string"){
+let dataType126 = typeof data129;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data129;
 }
-else if(data127 === null){
-coerced124 = "";
+else if(data129 === null){
+coerced126 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data127};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data129};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6272,15 +6348,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data127 = coerced124;
-if(data123 !== undefined){
-data123["style"] = coerced124;
+if(coerced126 !== undefined){
+data129 = coerced126;
+if(data125 !== undefined){
+data125["style"] = coerced126;
 }
 }
 }
-if("budget" !== data127){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data127};
+if("budget" !== data129){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data129};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6289,22 +6365,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs370 === errors;
+var _valid11 = _errs374 === errors;
 valid46 = valid46 || _valid11;
 if(!valid46){
-const _errs372 = errors;
-if(typeof data127 !== "string"){
-let dataType125 = typeof data127;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data127;
+const _errs376 = errors;
+if(typeof data129 !== "string"){
+let dataType127 = typeof data129;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data129;
 }
-else if(data127 === null){
-coerced125 = "";
+else if(data129 === null){
+coerced127 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data127};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data129};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6314,15 +6390,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data127 = coerced125;
-if(data123 !== undefined){
-data123["style"] = coerced125;
+if(coerced127 !== undefined){
+data129 = coerced127;
+if(data125 !== undefined){
+data125["style"] = coerced127;
 }
 }
 }
-if("level" !== data127){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data127};
+if("level" !== data129){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data129};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6331,11 +6407,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs372 === errors;
+var _valid11 = _errs376 === errors;
 valid46 = valid46 || _valid11;
 }
 if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data127};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data129};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6347,112 +6423,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs369;
+errors = _errs373;
 if(vErrors !== null){
-if(_errs369){
-vErrors.length = _errs369;
+if(_errs373){
+vErrors.length = _errs373;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs368 === errors;
+var valid42 = _errs372 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data123.budgets !== undefined){
-let data128 = data123.budgets;
-const _errs374 = errors;
-if(errors === _errs374){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-const _errs376 = errors;
-for(const key28 in data128){
+if(data125.budgets !== undefined){
+let data130 = data125.budgets;
+const _errs378 = errors;
+if(errors === _errs378){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+const _errs380 = errors;
+for(const key28 in data130){
 if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data130}];
 return false;
 break;
 }
 }
-if(_errs376 === errors){
-if(data128.none !== undefined){
-let data129 = data128.none;
-const _errs377 = errors;
-if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
-let dataType126 = typeof data129;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 === "boolean" || data129 === null
-              || (dataType126 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
-coerced126 = +data129;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data129}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data129 = coerced126;
-if(data128 !== undefined){
-data128["none"] = coerced126;
-}
-}
-}
-if(errors === _errs377){
-if(typeof data129 == "number"){
-if(data129 < 0 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data129}];
-return false;
-}
-}
-}
-var valid47 = _errs377 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.minimal !== undefined){
-let data130 = data128.minimal;
-const _errs379 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
-let dataType127 = typeof data130;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 === "boolean" || data130 === null
-              || (dataType127 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced127 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data130}];
-return false;
-}
-}
-if(coerced127 !== undefined){
-data130 = coerced127;
-if(data128 !== undefined){
-data128["minimal"] = coerced127;
-}
-}
-}
-if(errors === _errs379){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data130}];
-return false;
-}
-}
-}
-var valid47 = _errs379 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data128.low !== undefined){
-let data131 = data128.low;
+if(_errs380 === errors){
+if(data130.none !== undefined){
+let data131 = data130.none;
 const _errs381 = errors;
 if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
 let dataType128 = typeof data131;
@@ -6463,21 +6465,21 @@ if(dataType128 === "boolean" || data131 === null
 coerced128 = +data131;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data131}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data131 = coerced128;
-if(data128 !== undefined){
-data128["low"] = coerced128;
+if(data130 !== undefined){
+data130["none"] = coerced128;
 }
 }
 }
 if(errors === _errs381){
 if(typeof data131 == "number"){
-if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data131}];
+if(data131 < 0 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data131}];
 return false;
 }
 }
@@ -6488,8 +6490,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.medium !== undefined){
-let data132 = data128.medium;
+if(data130.minimal !== undefined){
+let data132 = data130.minimal;
 const _errs383 = errors;
 if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
 let dataType129 = typeof data132;
@@ -6500,21 +6502,21 @@ if(dataType129 === "boolean" || data132 === null
 coerced129 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data132}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data132 = coerced129;
-if(data128 !== undefined){
-data128["medium"] = coerced129;
+if(data130 !== undefined){
+data130["minimal"] = coerced129;
 }
 }
 }
 if(errors === _errs383){
 if(typeof data132 == "number"){
 if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data132}];
 return false;
 }
 }
@@ -6525,8 +6527,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.high !== undefined){
-let data133 = data128.high;
+if(data130.low !== undefined){
+let data133 = data130.low;
 const _errs385 = errors;
 if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
 let dataType130 = typeof data133;
@@ -6537,21 +6539,21 @@ if(dataType130 === "boolean" || data133 === null
 coerced130 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data133}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data133 = coerced130;
-if(data128 !== undefined){
-data128["high"] = coerced130;
+if(data130 !== undefined){
+data130["low"] = coerced130;
 }
 }
 }
 if(errors === _errs385){
 if(typeof data133 == "number"){
 if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data133}];
 return false;
 }
 }
@@ -6562,8 +6564,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.xhigh !== undefined){
-let data134 = data128.xhigh;
+if(data130.medium !== undefined){
+let data134 = data130.medium;
 const _errs387 = errors;
 if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
 let dataType131 = typeof data134;
@@ -6574,21 +6576,21 @@ if(dataType131 === "boolean" || data134 === null
 coerced131 = +data134;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data134}];
 return false;
 }
 }
 if(coerced131 !== undefined){
 data134 = coerced131;
-if(data128 !== undefined){
-data128["xhigh"] = coerced131;
+if(data130 !== undefined){
+data130["medium"] = coerced131;
 }
 }
 }
 if(errors === _errs387){
 if(typeof data134 == "number"){
 if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data134}];
 return false;
 }
 }
@@ -6599,8 +6601,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data128.max !== undefined){
-let data135 = data128.max;
+if(data130.high !== undefined){
+let data135 = data130.high;
 const _errs389 = errors;
 if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
 let dataType132 = typeof data135;
@@ -6611,26 +6613,100 @@ if(dataType132 === "boolean" || data135 === null
 coerced132 = +data135;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data135}];
 return false;
 }
 }
 if(coerced132 !== undefined){
 data135 = coerced132;
-if(data128 !== undefined){
-data128["max"] = coerced132;
+if(data130 !== undefined){
+data130["high"] = coerced132;
 }
 }
 }
 if(errors === _errs389){
 if(typeof data135 == "number"){
 if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data135}];
 return false;
 }
 }
 }
 var valid47 = _errs389 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data130.xhigh !== undefined){
+let data136 = data130.xhigh;
+const _errs391 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType133 = typeof data136;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 === "boolean" || data136 === null
+              || (dataType133 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced133 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data136}];
+return false;
+}
+}
+if(coerced133 !== undefined){
+data136 = coerced133;
+if(data130 !== undefined){
+data130["xhigh"] = coerced133;
+}
+}
+}
+if(errors === _errs391){
+if(typeof data136 == "number"){
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data136}];
+return false;
+}
+}
+}
+var valid47 = _errs391 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data130.max !== undefined){
+let data137 = data130.max;
+const _errs393 = errors;
+if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
+let dataType134 = typeof data137;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 === "boolean" || data137 === null
+              || (dataType134 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
+coerced134 = +data137;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data137}];
+return false;
+}
+}
+if(coerced134 !== undefined){
+data137 = coerced134;
+if(data130 !== undefined){
+data130["max"] = coerced134;
+}
+}
+}
+if(errors === _errs393){
+if(typeof data137 == "number"){
+if(data137 < 1 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data137}];
+return false;
+}
+}
+}
+var valid47 = _errs393 === errors;
 }
 else {
 var valid47 = true;
@@ -6644,48 +6720,48 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data130}];
 return false;
 }
 }
-var valid42 = _errs374 === errors;
+var valid42 = _errs378 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data123.levels !== undefined){
-let data136 = data123.levels;
-const _errs391 = errors;
-if(errors === _errs391){
-if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
-const _errs393 = errors;
-for(const key29 in data136){
+if(data125.levels !== undefined){
+let data138 = data125.levels;
+const _errs395 = errors;
+if(errors === _errs395){
+if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+const _errs397 = errors;
+for(const key29 in data138){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data138}];
 return false;
 break;
 }
 }
-if(_errs393 === errors){
-if(data136.none !== undefined){
-let data137 = data136.none;
-const _errs394 = errors;
-const _errs395 = errors;
+if(_errs397 === errors){
+if(data138.none !== undefined){
+let data139 = data138.none;
+const _errs398 = errors;
+const _errs399 = errors;
 let valid49 = false;
-const _errs396 = errors;
-if(typeof data137 !== "string"){
-let dataType133 = typeof data137;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data137;
+const _errs400 = errors;
+if(typeof data139 !== "string"){
+let dataType135 = typeof data139;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data139;
 }
-else if(data137 === null){
-coerced133 = "";
+else if(data139 === null){
+coerced135 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data137};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6695,15 +6771,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data137 = coerced133;
-if(data136 !== undefined){
-data136["none"] = coerced133;
+if(coerced135 !== undefined){
+data139 = coerced135;
+if(data138 !== undefined){
+data138["none"] = coerced135;
 }
 }
 }
-if("minimal" !== data137){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data137};
+if("minimal" !== data139){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6712,22 +6788,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs396 === errors;
+var _valid12 = _errs400 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs398 = errors;
-if(typeof data137 !== "string"){
-let dataType134 = typeof data137;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data137;
+const _errs402 = errors;
+if(typeof data139 !== "string"){
+let dataType136 = typeof data139;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data139;
 }
-else if(data137 === null){
-coerced134 = "";
+else if(data139 === null){
+coerced136 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data137};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6737,15 +6813,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data137 = coerced134;
-if(data136 !== undefined){
-data136["none"] = coerced134;
+if(coerced136 !== undefined){
+data139 = coerced136;
+if(data138 !== undefined){
+data138["none"] = coerced136;
 }
 }
 }
-if("low" !== data137){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data137};
+if("low" !== data139){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6754,22 +6830,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs398 === errors;
+var _valid12 = _errs402 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs400 = errors;
-if(typeof data137 !== "string"){
-let dataType135 = typeof data137;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data137;
+const _errs404 = errors;
+if(typeof data139 !== "string"){
+let dataType137 = typeof data139;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data139;
 }
-else if(data137 === null){
-coerced135 = "";
+else if(data139 === null){
+coerced137 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data137};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6779,15 +6855,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data137 = coerced135;
-if(data136 !== undefined){
-data136["none"] = coerced135;
+if(coerced137 !== undefined){
+data139 = coerced137;
+if(data138 !== undefined){
+data138["none"] = coerced137;
 }
 }
 }
-if("medium" !== data137){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data137};
+if("medium" !== data139){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6796,22 +6872,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs400 === errors;
+var _valid12 = _errs404 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs402 = errors;
-if(typeof data137 !== "string"){
-let dataType136 = typeof data137;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data137;
+const _errs406 = errors;
+if(typeof data139 !== "string"){
+let dataType138 = typeof data139;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data139;
 }
-else if(data137 === null){
-coerced136 = "";
+else if(data139 === null){
+coerced138 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data137};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6821,15 +6897,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data137 = coerced136;
-if(data136 !== undefined){
-data136["none"] = coerced136;
+if(coerced138 !== undefined){
+data139 = coerced138;
+if(data138 !== undefined){
+data138["none"] = coerced138;
 }
 }
 }
-if("high" !== data137){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data137};
+if("high" !== data139){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6838,22 +6914,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs402 === errors;
+var _valid12 = _errs406 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs404 = errors;
-if(typeof data137 !== "string"){
-let dataType137 = typeof data137;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data137;
+const _errs408 = errors;
+if(typeof data139 !== "string"){
+let dataType139 = typeof data139;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data139;
 }
-else if(data137 === null){
-coerced137 = "";
+else if(data139 === null){
+coerced139 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data137};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6863,15 +6939,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data137 = coerced137;
-if(data136 !== undefined){
-data136["none"] = coerced137;
+if(coerced139 !== undefined){
+data139 = coerced139;
+if(data138 !== undefined){
+data138["none"] = coerced139;
 }
 }
 }
-if("xhigh" !== data137){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data137};
+if("xhigh" !== data139){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -6880,22 +6956,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs404 === errors;
+var _valid12 = _errs408 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs406 = errors;
-if(typeof data137 !== "string"){
-let dataType138 = typeof data137;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data137;
+const _errs410 = errors;
+if(typeof data139 !== "string"){
+let dataType140 = typeof data139;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data139;
 }
-else if(data137 === null){
-coerced138 = "";
+else if(data139 === null){
+coerced140 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data137};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -6905,15 +6981,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data137 = coerced138;
-if(data136 !== undefined){
-data136["none"] = coerced138;
+if(coerced140 !== undefined){
+data139 = coerced140;
+if(data138 !== undefined){
+data138["none"] = coerced140;
 }
 }
 }
-if("max" !== data137){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data137};
+if("max" !== data139){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -6922,7 +6998,7 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs406 === errors;
+var _valid12 = _errs410 === errors;
 valid49 = valid49 || _valid12;
 }
 }
@@ -6930,7 +7006,7 @@ valid49 = valid49 || _valid12;
 }
 }
 if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data137};
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data139};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -6942,40 +7018,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs395;
+errors = _errs399;
 if(vErrors !== null){
-if(_errs395){
-vErrors.length = _errs395;
+if(_errs399){
+vErrors.length = _errs399;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs394 === errors;
+var valid48 = _errs398 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data136.minimal !== undefined){
-let data138 = data136.minimal;
-const _errs408 = errors;
-const _errs409 = errors;
+if(data138.minimal !== undefined){
+let data140 = data138.minimal;
+const _errs412 = errors;
+const _errs413 = errors;
 let valid50 = false;
-const _errs410 = errors;
-if(typeof data138 !== "string"){
-let dataType139 = typeof data138;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data138;
+const _errs414 = errors;
+if(typeof data140 !== "string"){
+let dataType141 = typeof data140;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data140;
 }
-else if(data138 === null){
-coerced139 = "";
+else if(data140 === null){
+coerced141 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data138};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -6985,15 +7061,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data138 = coerced139;
-if(data136 !== undefined){
-data136["minimal"] = coerced139;
+if(coerced141 !== undefined){
+data140 = coerced141;
+if(data138 !== undefined){
+data138["minimal"] = coerced141;
 }
 }
 }
-if("minimal" !== data138){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data138};
+if("minimal" !== data140){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7002,22 +7078,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs410 === errors;
+var _valid13 = _errs414 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs412 = errors;
-if(typeof data138 !== "string"){
-let dataType140 = typeof data138;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data138;
+const _errs416 = errors;
+if(typeof data140 !== "string"){
+let dataType142 = typeof data140;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data140;
 }
-else if(data138 === null){
-coerced140 = "";
+else if(data140 === null){
+coerced142 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data138};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7027,15 +7103,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data138 = coerced140;
-if(data136 !== undefined){
-data136["minimal"] = coerced140;
+if(coerced142 !== undefined){
+data140 = coerced142;
+if(data138 !== undefined){
+data138["minimal"] = coerced142;
 }
 }
 }
-if("low" !== data138){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data138};
+if("low" !== data140){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7044,22 +7120,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs412 === errors;
+var _valid13 = _errs416 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs414 = errors;
-if(typeof data138 !== "string"){
-let dataType141 = typeof data138;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data138;
+const _errs418 = errors;
+if(typeof data140 !== "string"){
+let dataType143 = typeof data140;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data140;
 }
-else if(data138 === null){
-coerced141 = "";
+else if(data140 === null){
+coerced143 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data138};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7069,15 +7145,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data138 = coerced141;
-if(data136 !== undefined){
-data136["minimal"] = coerced141;
+if(coerced143 !== undefined){
+data140 = coerced143;
+if(data138 !== undefined){
+data138["minimal"] = coerced143;
 }
 }
 }
-if("medium" !== data138){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data138};
+if("medium" !== data140){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7086,22 +7162,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs414 === errors;
+var _valid13 = _errs418 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs416 = errors;
-if(typeof data138 !== "string"){
-let dataType142 = typeof data138;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data138;
+const _errs420 = errors;
+if(typeof data140 !== "string"){
+let dataType144 = typeof data140;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data140;
 }
-else if(data138 === null){
-coerced142 = "";
+else if(data140 === null){
+coerced144 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data138};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7111,15 +7187,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data138 = coerced142;
-if(data136 !== undefined){
-data136["minimal"] = coerced142;
+if(coerced144 !== undefined){
+data140 = coerced144;
+if(data138 !== undefined){
+data138["minimal"] = coerced144;
 }
 }
 }
-if("high" !== data138){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data138};
+if("high" !== data140){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7128,22 +7204,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs416 === errors;
+var _valid13 = _errs420 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs418 = errors;
-if(typeof data138 !== "string"){
-let dataType143 = typeof data138;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data138;
+const _errs422 = errors;
+if(typeof data140 !== "string"){
+let dataType145 = typeof data140;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data140;
 }
-else if(data138 === null){
-coerced143 = "";
+else if(data140 === null){
+coerced145 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data138};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7153,15 +7229,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data138 = coerced143;
-if(data136 !== undefined){
-data136["minimal"] = coerced143;
+if(coerced145 !== undefined){
+data140 = coerced145;
+if(data138 !== undefined){
+data138["minimal"] = coerced145;
 }
 }
 }
-if("xhigh" !== data138){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data138};
+if("xhigh" !== data140){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7170,22 +7246,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs418 === errors;
+var _valid13 = _errs422 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs420 = errors;
-if(typeof data138 !== "string"){
-let dataType144 = typeof data138;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data138;
+const _errs424 = errors;
+if(typeof data140 !== "string"){
+let dataType146 = typeof data140;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data140;
 }
-else if(data138 === null){
-coerced144 = "";
+else if(data140 === null){
+coerced146 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data138};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7195,15 +7271,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data138 = coerced144;
-if(data136 !== undefined){
-data136["minimal"] = coerced144;
+if(coerced146 !== undefined){
+data140 = coerced146;
+if(data138 !== undefined){
+data138["minimal"] = coerced146;
 }
 }
 }
-if("max" !== data138){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data138};
+if("max" !== data140){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7212,7 +7288,7 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs420 === errors;
+var _valid13 = _errs424 === errors;
 valid50 = valid50 || _valid13;
 }
 }
@@ -7220,7 +7296,7 @@ valid50 = valid50 || _valid13;
 }
 }
 if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data138};
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data140};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7232,40 +7308,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs409;
+errors = _errs413;
 if(vErrors !== null){
-if(_errs409){
-vErrors.length = _errs409;
+if(_errs413){
+vErrors.length = _errs413;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs408 === errors;
+var valid48 = _errs412 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data136.low !== undefined){
-let data139 = data136.low;
-const _errs422 = errors;
-const _errs423 = errors;
+if(data138.low !== undefined){
+let data141 = data138.low;
+const _errs426 = errors;
+const _errs427 = errors;
 let valid51 = false;
-const _errs424 = errors;
-if(typeof data139 !== "string"){
-let dataType145 = typeof data139;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data139;
+const _errs428 = errors;
+if(typeof data141 !== "string"){
+let dataType147 = typeof data141;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data141;
 }
-else if(data139 === null){
-coerced145 = "";
+else if(data141 === null){
+coerced147 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data139};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7275,15 +7351,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data139 = coerced145;
-if(data136 !== undefined){
-data136["low"] = coerced145;
+if(coerced147 !== undefined){
+data141 = coerced147;
+if(data138 !== undefined){
+data138["low"] = coerced147;
 }
 }
 }
-if("minimal" !== data139){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data139};
+if("minimal" !== data141){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7292,22 +7368,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs424 === errors;
+var _valid14 = _errs428 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs426 = errors;
-if(typeof data139 !== "string"){
-let dataType146 = typeof data139;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data139;
+const _errs430 = errors;
+if(typeof data141 !== "string"){
+let dataType148 = typeof data141;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data141;
 }
-else if(data139 === null){
-coerced146 = "";
+else if(data141 === null){
+coerced148 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data139};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7317,15 +7393,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data139 = coerced146;
-if(data136 !== undefined){
-data136["low"] = coerced146;
+if(coerced148 !== undefined){
+data141 = coerced148;
+if(data138 !== undefined){
+data138["low"] = coerced148;
 }
 }
 }
-if("low" !== data139){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data139};
+if("low" !== data141){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7334,22 +7410,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs426 === errors;
+var _valid14 = _errs430 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs428 = errors;
-if(typeof data139 !== "string"){
-let dataType147 = typeof data139;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data139;
+const _errs432 = errors;
+if(typeof data141 !== "string"){
+let dataType149 = typeof data141;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data141;
 }
-else if(data139 === null){
-coerced147 = "";
+else if(data141 === null){
+coerced149 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data139};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7359,15 +7435,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data139 = coerced147;
-if(data136 !== undefined){
-data136["low"] = coerced147;
+if(coerced149 !== undefined){
+data141 = coerced149;
+if(data138 !== undefined){
+data138["low"] = coerced149;
 }
 }
 }
-if("medium" !== data139){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data139};
+if("medium" !== data141){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7376,22 +7452,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs428 === errors;
+var _valid14 = _errs432 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs430 = errors;
-if(typeof data139 !== "string"){
-let dataType148 = typeof data139;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data139;
+const _errs434 = errors;
+if(typeof data141 !== "string"){
+let dataType150 = typeof data141;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data141;
 }
-else if(data139 === null){
-coerced148 = "";
+else if(data141 === null){
+coerced150 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data139};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7401,15 +7477,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data139 = coerced148;
-if(data136 !== undefined){
-data136["low"] = coerced148;
+if(coerced150 !== undefined){
+data141 = coerced150;
+if(data138 !== undefined){
+data138["low"] = coerced150;
 }
 }
 }
-if("high" !== data139){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data139};
+if("high" !== data141){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7418,22 +7494,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs430 === errors;
+var _valid14 = _errs434 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs432 = errors;
-if(typeof data139 !== "string"){
-let dataType149 = typeof data139;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data139;
+const _errs436 = errors;
+if(typeof data141 !== "string"){
+let dataType151 = typeof data141;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data141;
 }
-else if(data139 === null){
-coerced149 = "";
+else if(data141 === null){
+coerced151 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data139};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7443,15 +7519,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data139 = coerced149;
-if(data136 !== undefined){
-data136["low"] = coerced149;
+if(coerced151 !== undefined){
+data141 = coerced151;
+if(data138 !== undefined){
+data138["low"] = coerced151;
 }
 }
 }
-if("xhigh" !== data139){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data139};
+if("xhigh" !== data141){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7460,22 +7536,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs432 === errors;
+var _valid14 = _errs436 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs434 = errors;
-if(typeof data139 !== "string"){
-let dataType150 = typeof data139;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data139;
+const _errs438 = errors;
+if(typeof data141 !== "string"){
+let dataType152 = typeof data141;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data141;
 }
-else if(data139 === null){
-coerced150 = "";
+else if(data141 === null){
+coerced152 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data139};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data141};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7485,15 +7561,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data139 = coerced150;
-if(data136 !== undefined){
-data136["low"] = coerced150;
+if(coerced152 !== undefined){
+data141 = coerced152;
+if(data138 !== undefined){
+data138["low"] = coerced152;
 }
 }
 }
-if("max" !== data139){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data139};
+if("max" !== data141){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data141};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7502,7 +7578,7 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs434 === errors;
+var _valid14 = _errs438 === errors;
 valid51 = valid51 || _valid14;
 }
 }
@@ -7510,7 +7586,7 @@ valid51 = valid51 || _valid14;
 }
 }
 if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data139};
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data141};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7522,40 +7598,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs423;
+errors = _errs427;
 if(vErrors !== null){
-if(_errs423){
-vErrors.length = _errs423;
+if(_errs427){
+vErrors.length = _errs427;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs422 === errors;
+var valid48 = _errs426 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data136.medium !== undefined){
-let data140 = data136.medium;
-const _errs436 = errors;
-const _errs437 = errors;
+if(data138.medium !== undefined){
+let data142 = data138.medium;
+const _errs440 = errors;
+const _errs441 = errors;
 let valid52 = false;
-const _errs438 = errors;
-if(typeof data140 !== "string"){
-let dataType151 = typeof data140;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data140;
+const _errs442 = errors;
+if(typeof data142 !== "string"){
+let dataType153 = typeof data142;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data142;
 }
-else if(data140 === null){
-coerced151 = "";
+else if(data142 === null){
+coerced153 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data140};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7565,15 +7641,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data140 = coerced151;
-if(data136 !== undefined){
-data136["medium"] = coerced151;
+if(coerced153 !== undefined){
+data142 = coerced153;
+if(data138 !== undefined){
+data138["medium"] = coerced153;
 }
 }
 }
-if("minimal" !== data140){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data140};
+if("minimal" !== data142){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7582,22 +7658,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs438 === errors;
+var _valid15 = _errs442 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs440 = errors;
-if(typeof data140 !== "string"){
-let dataType152 = typeof data140;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data140;
+const _errs444 = errors;
+if(typeof data142 !== "string"){
+let dataType154 = typeof data142;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data142;
 }
-else if(data140 === null){
-coerced152 = "";
+else if(data142 === null){
+coerced154 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data140};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7607,15 +7683,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data140 = coerced152;
-if(data136 !== undefined){
-data136["medium"] = coerced152;
+if(coerced154 !== undefined){
+data142 = coerced154;
+if(data138 !== undefined){
+data138["medium"] = coerced154;
 }
 }
 }
-if("low" !== data140){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data140};
+if("low" !== data142){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7624,22 +7700,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs440 === errors;
+var _valid15 = _errs444 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs442 = errors;
-if(typeof data140 !== "string"){
-let dataType153 = typeof data140;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data140;
+const _errs446 = errors;
+if(typeof data142 !== "string"){
+let dataType155 = typeof data142;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data142;
 }
-else if(data140 === null){
-coerced153 = "";
+else if(data142 === null){
+coerced155 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data140};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7649,15 +7725,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data140 = coerced153;
-if(data136 !== undefined){
-data136["medium"] = coerced153;
+if(coerced155 !== undefined){
+data142 = coerced155;
+if(data138 !== undefined){
+data138["medium"] = coerced155;
 }
 }
 }
-if("medium" !== data140){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data140};
+if("medium" !== data142){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7666,22 +7742,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs442 === errors;
+var _valid15 = _errs446 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs444 = errors;
-if(typeof data140 !== "string"){
-let dataType154 = typeof data140;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data140;
+const _errs448 = errors;
+if(typeof data142 !== "string"){
+let dataType156 = typeof data142;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data142;
 }
-else if(data140 === null){
-coerced154 = "";
+else if(data142 === null){
+coerced156 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data140};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7691,15 +7767,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data140 = coerced154;
-if(data136 !== undefined){
-data136["medium"] = coerced154;
+if(coerced156 !== undefined){
+data142 = coerced156;
+if(data138 !== undefined){
+data138["medium"] = coerced156;
 }
 }
 }
-if("high" !== data140){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data140};
+if("high" !== data142){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -7708,22 +7784,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs444 === errors;
+var _valid15 = _errs448 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs446 = errors;
-if(typeof data140 !== "string"){
-let dataType155 = typeof data140;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data140;
+const _errs450 = errors;
+if(typeof data142 !== "string"){
+let dataType157 = typeof data142;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data142;
 }
-else if(data140 === null){
-coerced155 = "";
+else if(data142 === null){
+coerced157 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data140};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -7733,15 +7809,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data140 = coerced155;
-if(data136 !== undefined){
-data136["medium"] = coerced155;
+if(coerced157 !== undefined){
+data142 = coerced157;
+if(data138 !== undefined){
+data138["medium"] = coerced157;
 }
 }
 }
-if("xhigh" !== data140){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data140};
+if("xhigh" !== data142){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -7750,22 +7826,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs446 === errors;
+var _valid15 = _errs450 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs448 = errors;
-if(typeof data140 !== "string"){
-let dataType156 = typeof data140;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data140;
+const _errs452 = errors;
+if(typeof data142 !== "string"){
+let dataType158 = typeof data142;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data142;
 }
-else if(data140 === null){
-coerced156 = "";
+else if(data142 === null){
+coerced158 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data140};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data142};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -7775,15 +7851,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data140 = coerced156;
-if(data136 !== undefined){
-data136["medium"] = coerced156;
+if(coerced158 !== undefined){
+data142 = coerced158;
+if(data138 !== undefined){
+data138["medium"] = coerced158;
 }
 }
 }
-if("max" !== data140){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data140};
+if("max" !== data142){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data142};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -7792,7 +7868,7 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs448 === errors;
+var _valid15 = _errs452 === errors;
 valid52 = valid52 || _valid15;
 }
 }
@@ -7800,7 +7876,7 @@ valid52 = valid52 || _valid15;
 }
 }
 if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data140};
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data142};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -7812,40 +7888,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs437;
+errors = _errs441;
 if(vErrors !== null){
-if(_errs437){
-vErrors.length = _errs437;
+if(_errs441){
+vErrors.length = _errs441;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs436 === errors;
+var valid48 = _errs440 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data136.high !== undefined){
-let data141 = data136.high;
-const _errs450 = errors;
-const _errs451 = errors;
+if(data138.high !== undefined){
+let data143 = data138.high;
+const _errs454 = errors;
+const _errs455 = errors;
 let valid53 = false;
-const _errs452 = errors;
-if(typeof data141 !== "string"){
-let dataType157 = typeof data141;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data141;
+const _errs456 = errors;
+if(typeof data143 !== "string"){
+let dataType159 = typeof data143;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data143;
 }
-else if(data141 === null){
-coerced157 = "";
+else if(data143 === null){
+coerced159 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data141};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -7855,15 +7931,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data141 = coerced157;
-if(data136 !== undefined){
-data136["high"] = coerced157;
+if(coerced159 !== undefined){
+data143 = coerced159;
+if(data138 !== undefined){
+data138["high"] = coerced159;
 }
 }
 }
-if("minimal" !== data141){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data141};
+if("minimal" !== data143){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -7872,22 +7948,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs452 === errors;
+var _valid16 = _errs456 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs454 = errors;
-if(typeof data141 !== "string"){
-let dataType158 = typeof data141;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data141;
+const _errs458 = errors;
+if(typeof data143 !== "string"){
+let dataType160 = typeof data143;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data143;
 }
-else if(data141 === null){
-coerced158 = "";
+else if(data143 === null){
+coerced160 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data141};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -7897,15 +7973,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data141 = coerced158;
-if(data136 !== undefined){
-data136["high"] = coerced158;
+if(coerced160 !== undefined){
+data143 = coerced160;
+if(data138 !== undefined){
+data138["high"] = coerced160;
 }
 }
 }
-if("low" !== data141){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data141};
+if("low" !== data143){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -7914,22 +7990,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs454 === errors;
+var _valid16 = _errs458 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs456 = errors;
-if(typeof data141 !== "string"){
-let dataType159 = typeof data141;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data141;
+const _errs460 = errors;
+if(typeof data143 !== "string"){
+let dataType161 = typeof data143;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data143;
 }
-else if(data141 === null){
-coerced159 = "";
+else if(data143 === null){
+coerced161 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data141};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -7939,15 +8015,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data141 = coerced159;
-if(data136 !== undefined){
-data136["high"] = coerced159;
+if(coerced161 !== undefined){
+data143 = coerced161;
+if(data138 !== undefined){
+data138["high"] = coerced161;
 }
 }
 }
-if("medium" !== data141){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data141};
+if("medium" !== data143){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -7956,22 +8032,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs456 === errors;
+var _valid16 = _errs460 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs458 = errors;
-if(typeof data141 !== "string"){
-let dataType160 = typeof data141;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data141;
+const _errs462 = errors;
+if(typeof data143 !== "string"){
+let dataType162 = typeof data143;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data143;
 }
-else if(data141 === null){
-coerced160 = "";
+else if(data143 === null){
+coerced162 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data141};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -7981,15 +8057,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data141 = coerced160;
-if(data136 !== undefined){
-data136["high"] = coerced160;
+if(coerced162 !== undefined){
+data143 = coerced162;
+if(data138 !== undefined){
+data138["high"] = coerced162;
 }
 }
 }
-if("high" !== data141){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data141};
+if("high" !== data143){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -7998,22 +8074,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs458 === errors;
+var _valid16 = _errs462 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs460 = errors;
-if(typeof data141 !== "string"){
-let dataType161 = typeof data141;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data141;
+const _errs464 = errors;
+if(typeof data143 !== "string"){
+let dataType163 = typeof data143;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data143;
 }
-else if(data141 === null){
-coerced161 = "";
+else if(data143 === null){
+coerced163 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data141};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data143};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8023,15 +8099,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data141 = coerced161;
-if(data136 !== undefined){
-data136["high"] = coerced161;
+if(coerced163 !== undefined){
+data143 = coerced163;
+if(data138 !== undefined){
+data138["high"] = coerced163;
 }
 }
 }
-if("xhigh" !== data141){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data141};
+if("xhigh" !== data143){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data143};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8040,22 +8116,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs460 === errors;
+var _valid16 = _errs464 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs462 = errors;
-if(typeof data141 !== "string"){
-let dataType162 = typeof data141;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data141;
+const _errs466 = errors;
+if(typeof data143 !== "string"){
+let dataType164 = typeof data143;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data143;
 }
-else if(data141 === null){
-coerced162 = "";
+else if(data143 === null){
+coerced164 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data141};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data143};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8065,15 +8141,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data141 = coerced162;
-if(data136 !== undefined){
-data136["high"] = coerced162;
+if(coerced164 !== undefined){
+data143 = coerced164;
+if(data138 !== undefined){
+data138["high"] = coerced164;
 }
 }
 }
-if("max" !== data141){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data141};
+if("max" !== data143){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data143};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8082,7 +8158,7 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs462 === errors;
+var _valid16 = _errs466 === errors;
 valid53 = valid53 || _valid16;
 }
 }
@@ -8090,7 +8166,7 @@ valid53 = valid53 || _valid16;
 }
 }
 if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data141};
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data143};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8102,40 +8178,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs451;
+errors = _errs455;
 if(vErrors !== null){
-if(_errs451){
-vErrors.length = _errs451;
+if(_errs455){
+vErrors.length = _errs455;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs450 === errors;
+var valid48 = _errs454 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data136.xhigh !== undefined){
-let data142 = data136.xhigh;
-const _errs464 = errors;
-const _errs465 = errors;
+if(data138.xhigh !== undefined){
+let data144 = data138.xhigh;
+const _errs468 = errors;
+const _errs469 = errors;
 let valid54 = false;
-const _errs466 = errors;
-if(typeof data142 !== "string"){
-let dataType163 = typeof data142;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data142;
+const _errs470 = errors;
+if(typeof data144 !== "string"){
+let dataType165 = typeof data144;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data144;
 }
-else if(data142 === null){
-coerced163 = "";
+else if(data144 === null){
+coerced165 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data142};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data144};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8145,15 +8221,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data142 = coerced163;
-if(data136 !== undefined){
-data136["xhigh"] = coerced163;
+if(coerced165 !== undefined){
+data144 = coerced165;
+if(data138 !== undefined){
+data138["xhigh"] = coerced165;
 }
 }
 }
-if("minimal" !== data142){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data142};
+if("minimal" !== data144){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data144};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8162,22 +8238,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs466 === errors;
+var _valid17 = _errs470 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs468 = errors;
-if(typeof data142 !== "string"){
-let dataType164 = typeof data142;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data142;
+const _errs472 = errors;
+if(typeof data144 !== "string"){
+let dataType166 = typeof data144;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data144;
 }
-else if(data142 === null){
-coerced164 = "";
+else if(data144 === null){
+coerced166 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data142};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data144};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8187,15 +8263,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data142 = coerced164;
-if(data136 !== undefined){
-data136["xhigh"] = coerced164;
+if(coerced166 !== undefined){
+data144 = coerced166;
+if(data138 !== undefined){
+data138["xhigh"] = coerced166;
 }
 }
 }
-if("low" !== data142){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data142};
+if("low" !== data144){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data144};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8204,22 +8280,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs468 === errors;
+var _valid17 = _errs472 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs470 = errors;
-if(typeof data142 !== "string"){
-let dataType165 = typeof data142;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data142;
+const _errs474 = errors;
+if(typeof data144 !== "string"){
+let dataType167 = typeof data144;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data144;
 }
-else if(data142 === null){
-coerced165 = "";
+else if(data144 === null){
+coerced167 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data142};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data144};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8229,15 +8305,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data142 = coerced165;
-if(data136 !== undefined){
-data136["xhigh"] = coerced165;
+if(coerced167 !== undefined){
+data144 = coerced167;
+if(data138 !== undefined){
+data138["xhigh"] = coerced167;
 }
 }
 }
-if("medium" !== data142){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data142};
+if("medium" !== data144){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data144};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8246,22 +8322,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs470 === errors;
+var _valid17 = _errs474 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs472 = errors;
-if(typeof data142 !== "string"){
-let dataType166 = typeof data142;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data142;
+const _errs476 = errors;
+if(typeof data144 !== "string"){
+let dataType168 = typeof data144;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data144;
 }
-else if(data142 === null){
-coerced166 = "";
+else if(data144 === null){
+coerced168 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data142};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data144};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8271,15 +8347,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data142 = coerced166;
-if(data136 !== undefined){
-data136["xhigh"] = coerced166;
+if(coerced168 !== undefined){
+data144 = coerced168;
+if(data138 !== undefined){
+data138["xhigh"] = coerced168;
 }
 }
 }
-if("high" !== data142){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data142};
+if("high" !== data144){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data144};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8288,22 +8364,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs472 === errors;
+var _valid17 = _errs476 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs474 = errors;
-if(typeof data142 !== "string"){
-let dataType167 = typeof data142;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data142;
+const _errs478 = errors;
+if(typeof data144 !== "string"){
+let dataType169 = typeof data144;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data144;
 }
-else if(data142 === null){
-coerced167 = "";
+else if(data144 === null){
+coerced169 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data142};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data144};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8313,15 +8389,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data142 = coerced167;
-if(data136 !== undefined){
-data136["xhigh"] = coerced167;
+if(coerced169 !== undefined){
+data144 = coerced169;
+if(data138 !== undefined){
+data138["xhigh"] = coerced169;
 }
 }
 }
-if("xhigh" !== data142){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data142};
+if("xhigh" !== data144){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data144};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8330,22 +8406,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs474 === errors;
+var _valid17 = _errs478 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs476 = errors;
-if(typeof data142 !== "string"){
-let dataType168 = typeof data142;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data142;
+const _errs480 = errors;
+if(typeof data144 !== "string"){
+let dataType170 = typeof data144;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data144;
 }
-else if(data142 === null){
-coerced168 = "";
+else if(data144 === null){
+coerced170 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data142};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data144};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8355,15 +8431,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data142 = coerced168;
-if(data136 !== undefined){
-data136["xhigh"] = coerced168;
+if(coerced170 !== undefined){
+data144 = coerced170;
+if(data138 !== undefined){
+data138["xhigh"] = coerced170;
 }
 }
 }
-if("max" !== data142){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data142};
+if("max" !== data144){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data144};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8372,7 +8448,7 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs476 === errors;
+var _valid17 = _errs480 === errors;
 valid54 = valid54 || _valid17;
 }
 }
@@ -8380,7 +8456,7 @@ valid54 = valid54 || _valid17;
 }
 }
 if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data142};
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data144};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8392,40 +8468,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs465;
+errors = _errs469;
 if(vErrors !== null){
-if(_errs465){
-vErrors.length = _errs465;
+if(_errs469){
+vErrors.length = _errs469;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs464 === errors;
+var valid48 = _errs468 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data136.max !== undefined){
-let data143 = data136.max;
-const _errs478 = errors;
-const _errs479 = errors;
+if(data138.max !== undefined){
+let data145 = data138.max;
+const _errs482 = errors;
+const _errs483 = errors;
 let valid55 = false;
-const _errs480 = errors;
-if(typeof data143 !== "string"){
-let dataType169 = typeof data143;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data143;
+const _errs484 = errors;
+if(typeof data145 !== "string"){
+let dataType171 = typeof data145;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data145;
 }
-else if(data143 === null){
-coerced169 = "";
+else if(data145 === null){
+coerced171 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data143};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8435,15 +8511,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data143 = coerced169;
-if(data136 !== undefined){
-data136["max"] = coerced169;
+if(coerced171 !== undefined){
+data145 = coerced171;
+if(data138 !== undefined){
+data138["max"] = coerced171;
 }
 }
 }
-if("minimal" !== data143){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data143};
+if("minimal" !== data145){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8452,22 +8528,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs480 === errors;
+var _valid18 = _errs484 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs482 = errors;
-if(typeof data143 !== "string"){
-let dataType170 = typeof data143;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data143;
+const _errs486 = errors;
+if(typeof data145 !== "string"){
+let dataType172 = typeof data145;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data145;
 }
-else if(data143 === null){
-coerced170 = "";
+else if(data145 === null){
+coerced172 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data143};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8477,15 +8553,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data143 = coerced170;
-if(data136 !== undefined){
-data136["max"] = coerced170;
+if(coerced172 !== undefined){
+data145 = coerced172;
+if(data138 !== undefined){
+data138["max"] = coerced172;
 }
 }
 }
-if("low" !== data143){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data143};
+if("low" !== data145){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8494,22 +8570,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs482 === errors;
+var _valid18 = _errs486 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs484 = errors;
-if(typeof data143 !== "string"){
-let dataType171 = typeof data143;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data143;
+const _errs488 = errors;
+if(typeof data145 !== "string"){
+let dataType173 = typeof data145;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data145;
 }
-else if(data143 === null){
-coerced171 = "";
+else if(data145 === null){
+coerced173 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data143};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8519,15 +8595,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data143 = coerced171;
-if(data136 !== undefined){
-data136["max"] = coerced171;
+if(coerced173 !== undefined){
+data145 = coerced173;
+if(data138 !== undefined){
+data138["max"] = coerced173;
 }
 }
 }
-if("medium" !== data143){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data143};
+if("medium" !== data145){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8536,22 +8612,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs484 === errors;
+var _valid18 = _errs488 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs486 = errors;
-if(typeof data143 !== "string"){
-let dataType172 = typeof data143;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data143;
+const _errs490 = errors;
+if(typeof data145 !== "string"){
+let dataType174 = typeof data145;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data145;
 }
-else if(data143 === null){
-coerced172 = "";
+else if(data145 === null){
+coerced174 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data143};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8561,15 +8637,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data143 = coerced172;
-if(data136 !== undefined){
-data136["max"] = coerced172;
+if(coerced174 !== undefined){
+data145 = coerced174;
+if(data138 !== undefined){
+data138["max"] = coerced174;
 }
 }
 }
-if("high" !== data143){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data143};
+if("high" !== data145){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8578,22 +8654,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs486 === errors;
+var _valid18 = _errs490 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs488 = errors;
-if(typeof data143 !== "string"){
-let dataType173 = typeof data143;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data143;
+const _errs492 = errors;
+if(typeof data145 !== "string"){
+let dataType175 = typeof data145;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data145;
 }
-else if(data143 === null){
-coerced173 = "";
+else if(data145 === null){
+coerced175 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data143};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -8603,15 +8679,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data143 = coerced173;
-if(data136 !== undefined){
-data136["max"] = coerced173;
+if(coerced175 !== undefined){
+data145 = coerced175;
+if(data138 !== undefined){
+data138["max"] = coerced175;
 }
 }
 }
-if("xhigh" !== data143){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data143};
+if("xhigh" !== data145){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -8620,22 +8696,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs488 === errors;
+var _valid18 = _errs492 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs490 = errors;
-if(typeof data143 !== "string"){
-let dataType174 = typeof data143;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data143;
+const _errs494 = errors;
+if(typeof data145 !== "string"){
+let dataType176 = typeof data145;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data145;
 }
-else if(data143 === null){
-coerced174 = "";
+else if(data145 === null){
+coerced176 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data143};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data145};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -8645,15 +8721,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data143 = coerced174;
-if(data136 !== undefined){
-data136["max"] = coerced174;
+if(coerced176 !== undefined){
+data145 = coerced176;
+if(data138 !== undefined){
+data138["max"] = coerced176;
 }
 }
 }
-if("max" !== data143){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data143};
+if("max" !== data145){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data145};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -8662,7 +8738,7 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs490 === errors;
+var _valid18 = _errs494 === errors;
 valid55 = valid55 || _valid18;
 }
 }
@@ -8670,7 +8746,7 @@ valid55 = valid55 || _valid18;
 }
 }
 if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data143};
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data145};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -8682,17 +8758,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs479;
+errors = _errs483;
 if(vErrors !== null){
-if(_errs479){
-vErrors.length = _errs479;
+if(_errs483){
+vErrors.length = _errs483;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs478 === errors;
+var valid48 = _errs482 === errors;
 }
 else {
 var valid48 = true;
@@ -8706,48 +8782,48 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data138}];
 return false;
 }
 }
-var valid42 = _errs391 === errors;
+var valid42 = _errs395 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data123.answer_tokens !== undefined){
-let data144 = data123.answer_tokens;
-const _errs492 = errors;
-if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-let dataType175 = typeof data144;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 === "boolean" || data144 === null
-              || (dataType175 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced175 = +data144;
+if(data125.answer_tokens !== undefined){
+let data146 = data125.answer_tokens;
+const _errs496 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType177 = typeof data146;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 === "boolean" || data146 === null
+              || (dataType177 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced177 = +data146;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data146}];
 return false;
 }
 }
-if(coerced175 !== undefined){
-data144 = coerced175;
-if(data123 !== undefined){
-data123["answer_tokens"] = coerced175;
+if(coerced177 !== undefined){
+data146 = coerced177;
+if(data125 !== undefined){
+data125["answer_tokens"] = coerced177;
 }
 }
 }
-if(errors === _errs492){
-if(typeof data144 == "number"){
-if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data144}];
+if(errors === _errs496){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data146}];
 return false;
 }
 }
 }
-var valid42 = _errs492 === errors;
+var valid42 = _errs496 === errors;
 }
 else {
 var valid42 = true;
@@ -8761,112 +8837,38 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data125}];
 return false;
 }
 }
-var valid41 = _errs331 === errors;
+var valid41 = _errs335 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data117.pricing !== undefined){
-let data145 = data117.pricing;
-const _errs494 = errors;
-if(errors === _errs494){
-if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
+if(data119.pricing !== undefined){
+let data147 = data119.pricing;
+const _errs498 = errors;
+if(errors === _errs498){
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
 let missing6;
-if(((data145.input === undefined) && (missing6 = "input")) || ((data145.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data145}];
+if(((data147.input === undefined) && (missing6 = "input")) || ((data147.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data147}];
 return false;
 }
 else {
-const _errs496 = errors;
-for(const key30 in data145){
+const _errs500 = errors;
+for(const key30 in data147){
 if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data147}];
 return false;
 break;
 }
 }
-if(_errs496 === errors){
-if(data145.input !== undefined){
-let data146 = data145.input;
-const _errs497 = errors;
-if(!(typeof data146 == "number")){
-let dataType176 = typeof data146;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "boolean" || data146 === null
-              || (dataType176 == "string" && data146 && data146 == +data146)){
-coerced176 = +data146;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data146}];
-return false;
-}
-}
-if(coerced176 !== undefined){
-data146 = coerced176;
-if(data145 !== undefined){
-data145["input"] = coerced176;
-}
-}
-}
-if(errors === _errs497){
-if(typeof data146 == "number"){
-if(data146 < 0 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data146}];
-return false;
-}
-}
-}
-var valid56 = _errs497 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data145.output !== undefined){
-let data147 = data145.output;
-const _errs499 = errors;
-if(!(typeof data147 == "number")){
-let dataType177 = typeof data147;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "boolean" || data147 === null
-              || (dataType177 == "string" && data147 && data147 == +data147)){
-coerced177 = +data147;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data147}];
-return false;
-}
-}
-if(coerced177 !== undefined){
-data147 = coerced177;
-if(data145 !== undefined){
-data145["output"] = coerced177;
-}
-}
-}
-if(errors === _errs499){
-if(typeof data147 == "number"){
-if(data147 < 0 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data147}];
-return false;
-}
-}
-}
-var valid56 = _errs499 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data145.cached_input !== undefined){
-let data148 = data145.cached_input;
+if(_errs500 === errors){
+if(data147.input !== undefined){
+let data148 = data147.input;
 const _errs501 = errors;
 if(!(typeof data148 == "number")){
 let dataType178 = typeof data148;
@@ -8877,21 +8879,21 @@ if(dataType178 == "boolean" || data148 === null
 coerced178 = +data148;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data148}];
 return false;
 }
 }
 if(coerced178 !== undefined){
 data148 = coerced178;
-if(data145 !== undefined){
-data145["cached_input"] = coerced178;
+if(data147 !== undefined){
+data147["input"] = coerced178;
 }
 }
 }
 if(errors === _errs501){
 if(typeof data148 == "number"){
 if(data148 < 0 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data148}];
 return false;
 }
 }
@@ -8902,8 +8904,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data145.cache_write !== undefined){
-let data149 = data145.cache_write;
+if(data147.output !== undefined){
+let data149 = data147.output;
 const _errs503 = errors;
 if(!(typeof data149 == "number")){
 let dataType179 = typeof data149;
@@ -8914,21 +8916,21 @@ if(dataType179 == "boolean" || data149 === null
 coerced179 = +data149;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data149}];
 return false;
 }
 }
 if(coerced179 !== undefined){
 data149 = coerced179;
-if(data145 !== undefined){
-data145["cache_write"] = coerced179;
+if(data147 !== undefined){
+data147["output"] = coerced179;
 }
 }
 }
 if(errors === _errs503){
 if(typeof data149 == "number"){
 if(data149 < 0 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data149}];
 return false;
 }
 }
@@ -8939,8 +8941,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data145.cache_write_1h !== undefined){
-let data150 = data145.cache_write_1h;
+if(data147.cached_input !== undefined){
+let data150 = data147.cached_input;
 const _errs505 = errors;
 if(!(typeof data150 == "number")){
 let dataType180 = typeof data150;
@@ -8951,21 +8953,21 @@ if(dataType180 == "boolean" || data150 === null
 coerced180 = +data150;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data150}];
 return false;
 }
 }
 if(coerced180 !== undefined){
 data150 = coerced180;
-if(data145 !== undefined){
-data145["cache_write_1h"] = coerced180;
+if(data147 !== undefined){
+data147["cached_input"] = coerced180;
 }
 }
 }
 if(errors === _errs505){
 if(typeof data150 == "number"){
 if(data150 < 0 || isNaN(data150)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data150}];
 return false;
 }
 }
@@ -8976,8 +8978,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data145.reasoning !== undefined){
-let data151 = data145.reasoning;
+if(data147.cache_write !== undefined){
+let data151 = data147.cache_write;
 const _errs507 = errors;
 if(!(typeof data151 == "number")){
 let dataType181 = typeof data151;
@@ -8988,26 +8990,100 @@ if(dataType181 == "boolean" || data151 === null
 coerced181 = +data151;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data151}];
 return false;
 }
 }
 if(coerced181 !== undefined){
 data151 = coerced181;
-if(data145 !== undefined){
-data145["reasoning"] = coerced181;
+if(data147 !== undefined){
+data147["cache_write"] = coerced181;
 }
 }
 }
 if(errors === _errs507){
 if(typeof data151 == "number"){
 if(data151 < 0 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data151}];
 return false;
 }
 }
 }
 var valid56 = _errs507 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data147.cache_write_1h !== undefined){
+let data152 = data147.cache_write_1h;
+const _errs509 = errors;
+if(!(typeof data152 == "number")){
+let dataType182 = typeof data152;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "boolean" || data152 === null
+              || (dataType182 == "string" && data152 && data152 == +data152)){
+coerced182 = +data152;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data152}];
+return false;
+}
+}
+if(coerced182 !== undefined){
+data152 = coerced182;
+if(data147 !== undefined){
+data147["cache_write_1h"] = coerced182;
+}
+}
+}
+if(errors === _errs509){
+if(typeof data152 == "number"){
+if(data152 < 0 || isNaN(data152)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data152}];
+return false;
+}
+}
+}
+var valid56 = _errs509 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data147.reasoning !== undefined){
+let data153 = data147.reasoning;
+const _errs511 = errors;
+if(!(typeof data153 == "number")){
+let dataType183 = typeof data153;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "boolean" || data153 === null
+              || (dataType183 == "string" && data153 && data153 == +data153)){
+coerced183 = +data153;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data153}];
+return false;
+}
+}
+if(coerced183 !== undefined){
+data153 = coerced183;
+if(data147 !== undefined){
+data147["reasoning"] = coerced183;
+}
+}
+}
+if(errors === _errs511){
+if(typeof data153 == "number"){
+if(data153 < 0 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data153}];
+return false;
+}
+}
+}
+var valid56 = _errs511 === errors;
 }
 else {
 var valid56 = true;
@@ -9021,153 +9097,77 @@ var valid56 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data147}];
 return false;
 }
 }
-var valid41 = _errs494 === errors;
+var valid41 = _errs498 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data117.routes !== undefined){
-let data152 = data117.routes;
-const _errs509 = errors;
-if(errors === _errs509){
-if(Array.isArray(data152)){
-if(data152.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data152}];
+if(data119.routes !== undefined){
+let data154 = data119.routes;
+const _errs513 = errors;
+if(errors === _errs513){
+if(Array.isArray(data154)){
+if(data154.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data154}];
 return false;
 }
 else {
 var valid57 = true;
-const len7 = data152.length;
+const len7 = data154.length;
 for(let i7=0; i7<len7; i7++){
-let data153 = data152[i7];
-const _errs511 = errors;
-if(errors === _errs511){
-if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
+let data155 = data154[i7];
+const _errs515 = errors;
+if(errors === _errs515){
+if(data155 && typeof data155 == "object" && !Array.isArray(data155)){
 let missing7;
-if((data153.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data153}];
+if((data155.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data155}];
 return false;
 }
 else {
-const _errs513 = errors;
-for(const key31 in data153){
+const _errs517 = errors;
+for(const key31 in data155){
 if(!((((key31 === "node") || (key31 === "model")) || (key31 === "weight")) || (key31 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data155}];
 return false;
 break;
 }
 }
-if(_errs513 === errors){
-if(data153.node !== undefined){
-let data154 = data153.node;
-const _errs514 = errors;
-if(typeof data154 !== "string"){
-let dataType182 = typeof data154;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data154;
-}
-else if(data154 === null){
-coerced182 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data154}];
-return false;
-}
-}
-if(coerced182 !== undefined){
-data154 = coerced182;
-if(data153 !== undefined){
-data153["node"] = coerced182;
-}
-}
-}
-if(errors === _errs514){
-if(typeof data154 === "string"){
-if(func3(data154) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data154}];
-return false;
-}
-}
-}
-var valid58 = _errs514 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data153.model !== undefined){
-let data155 = data153.model;
-const _errs516 = errors;
-if(typeof data155 !== "string"){
-let dataType183 = typeof data155;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data155;
-}
-else if(data155 === null){
-coerced183 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data155}];
-return false;
-}
-}
-if(coerced183 !== undefined){
-data155 = coerced183;
-if(data153 !== undefined){
-data153["model"] = coerced183;
-}
-}
-}
-if(errors === _errs516){
-if(typeof data155 === "string"){
-if(func3(data155) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data155}];
-return false;
-}
-}
-}
-var valid58 = _errs516 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data153.weight !== undefined){
-let data156 = data153.weight;
+if(_errs517 === errors){
+if(data155.node !== undefined){
+let data156 = data155.node;
 const _errs518 = errors;
-if(!(typeof data156 == "number")){
+if(typeof data156 !== "string"){
 let dataType184 = typeof data156;
 let coerced184 = undefined;
 if(!(coerced184 !== undefined)){
-if(dataType184 == "boolean" || data156 === null
-              || (dataType184 == "string" && data156 && data156 == +data156)){
-coerced184 = +data156;
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data156;
+}
+else if(data156 === null){
+coerced184 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data156}];
 return false;
 }
 }
 if(coerced184 !== undefined){
 data156 = coerced184;
-if(data153 !== undefined){
-data153["weight"] = coerced184;
+if(data155 !== undefined){
+data155["node"] = coerced184;
 }
 }
 }
 if(errors === _errs518){
-if(typeof data156 == "number"){
-if(data156 <= 0 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data156}];
+if(typeof data156 === "string"){
+if(func3(data156) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data156}];
 return false;
 }
 }
@@ -9178,38 +9178,114 @@ else {
 var valid58 = true;
 }
 if(valid58){
-if(data153.priority !== undefined){
-let data157 = data153.priority;
+if(data155.model !== undefined){
+let data157 = data155.model;
 const _errs520 = errors;
-if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+if(typeof data157 !== "string"){
 let dataType185 = typeof data157;
 let coerced185 = undefined;
 if(!(coerced185 !== undefined)){
-if(dataType185 === "boolean" || data157 === null
-              || (dataType185 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
-coerced185 = +data157;
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data157;
+}
+else if(data157 === null){
+coerced185 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data157}];
 return false;
 }
 }
 if(coerced185 !== undefined){
 data157 = coerced185;
-if(data153 !== undefined){
-data153["priority"] = coerced185;
+if(data155 !== undefined){
+data155["model"] = coerced185;
 }
 }
 }
 if(errors === _errs520){
-if(typeof data157 == "number"){
-if(data157 < 0 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data157}];
+if(typeof data157 === "string"){
+if(func3(data157) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data157}];
 return false;
 }
 }
 }
 var valid58 = _errs520 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data155.weight !== undefined){
+let data158 = data155.weight;
+const _errs522 = errors;
+if(!(typeof data158 == "number")){
+let dataType186 = typeof data158;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "boolean" || data158 === null
+              || (dataType186 == "string" && data158 && data158 == +data158)){
+coerced186 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data158}];
+return false;
+}
+}
+if(coerced186 !== undefined){
+data158 = coerced186;
+if(data155 !== undefined){
+data155["weight"] = coerced186;
+}
+}
+}
+if(errors === _errs522){
+if(typeof data158 == "number"){
+if(data158 <= 0 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data158}];
+return false;
+}
+}
+}
+var valid58 = _errs522 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data155.priority !== undefined){
+let data159 = data155.priority;
+const _errs524 = errors;
+if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+let dataType187 = typeof data159;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 === "boolean" || data159 === null
+              || (dataType187 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced187 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data159}];
+return false;
+}
+}
+if(coerced187 !== undefined){
+data159 = coerced187;
+if(data155 !== undefined){
+data155["priority"] = coerced187;
+}
+}
+}
+if(errors === _errs524){
+if(typeof data159 == "number"){
+if(data159 < 0 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data159}];
+return false;
+}
+}
+}
+var valid58 = _errs524 === errors;
 }
 else {
 var valid58 = true;
@@ -9221,11 +9297,11 @@ var valid58 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data155}];
 return false;
 }
 }
-var valid57 = _errs511 === errors;
+var valid57 = _errs515 === errors;
 if(!valid57){
 break;
 }
@@ -9233,11 +9309,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data154}];
 return false;
 }
 }
-var valid41 = _errs509 === errors;
+var valid41 = _errs513 === errors;
 }
 else {
 var valid41 = true;
@@ -9253,11 +9329,11 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data119}];
 return false;
 }
 }
-var valid40 = _errs318 === errors;
+var valid40 = _errs322 === errors;
 if(!valid40){
 break;
 }
@@ -9265,139 +9341,79 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data118}];
 return false;
 }
 }
-var valid0 = _errs316 === errors;
+var valid0 = _errs320 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data158 = data.accounts;
-const _errs522 = errors;
-if(errors === _errs522){
-if(Array.isArray(data158)){
+let data160 = data.accounts;
+const _errs526 = errors;
+if(errors === _errs526){
+if(Array.isArray(data160)){
 var valid59 = true;
-const len8 = data158.length;
+const len8 = data160.length;
 for(let i8=0; i8<len8; i8++){
-let data159 = data158[i8];
-const _errs524 = errors;
-if(errors === _errs524){
-if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+let data161 = data160[i8];
+const _errs528 = errors;
+if(errors === _errs528){
+if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
 let missing8;
-if((data159.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data159}];
+if((data161.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data161}];
 return false;
 }
 else {
-const _errs526 = errors;
-for(const key32 in data159){
+const _errs530 = errors;
+for(const key32 in data161){
 if(!((((((key32 === "id") || (key32 === "name")) || (key32 === "balance")) || (key32 === "allowed_models")) || (key32 === "limits")) || (key32 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data161}];
 return false;
 break;
 }
 }
-if(_errs526 === errors){
-if(data159.id !== undefined){
-let data160 = data159.id;
-const _errs527 = errors;
-if(typeof data160 !== "string"){
-let dataType186 = typeof data160;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data160;
-}
-else if(data160 === null){
-coerced186 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data160}];
-return false;
-}
-}
-if(coerced186 !== undefined){
-data160 = coerced186;
-if(data159 !== undefined){
-data159["id"] = coerced186;
-}
-}
-}
-if(errors === _errs527){
-if(typeof data160 === "string"){
-if(func3(data160) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data160}];
-return false;
-}
-else {
-if(!pattern6.test(data160)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data160}];
-return false;
-}
-}
-}
-}
-var valid60 = _errs527 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data159.name !== undefined){
-let data161 = data159.name;
-const _errs529 = errors;
-if(typeof data161 !== "string"){
-let dataType187 = typeof data161;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "number" || dataType187 == "boolean"){
-coerced187 = "" + data161;
-}
-else if(data161 === null){
-coerced187 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data161}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data161 = coerced187;
-if(data159 !== undefined){
-data159["name"] = coerced187;
-}
-}
-}
-var valid60 = _errs529 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data159.balance !== undefined){
-let data162 = data159.balance;
+if(_errs530 === errors){
+if(data161.id !== undefined){
+let data162 = data161.id;
 const _errs531 = errors;
-if(!(typeof data162 == "number")){
+if(typeof data162 !== "string"){
 let dataType188 = typeof data162;
 let coerced188 = undefined;
 if(!(coerced188 !== undefined)){
-if(dataType188 == "boolean" || data162 === null
-              || (dataType188 == "string" && data162 && data162 == +data162)){
-coerced188 = +data162;
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data162;
+}
+else if(data162 === null){
+coerced188 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data162}];
 return false;
 }
 }
 if(coerced188 !== undefined){
 data162 = coerced188;
-if(data159 !== undefined){
-data159["balance"] = coerced188;
+if(data161 !== undefined){
+data161["id"] = coerced188;
+}
+}
+}
+if(errors === _errs531){
+if(typeof data162 === "string"){
+if(func3(data162) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data162}];
+return false;
+}
+else {
+if(!pattern6.test(data162)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data162}];
+return false;
+}
 }
 }
 }
@@ -9407,55 +9423,29 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data159.allowed_models !== undefined){
-let data163 = data159.allowed_models;
+if(data161.name !== undefined){
+let data163 = data161.name;
 const _errs533 = errors;
-if(errors === _errs533){
-if(Array.isArray(data163)){
-var valid61 = true;
-const len9 = data163.length;
-for(let i9=0; i9<len9; i9++){
-let data164 = data163[i9];
-const _errs535 = errors;
-if(typeof data164 !== "string"){
-let dataType189 = typeof data164;
+if(typeof data163 !== "string"){
+let dataType189 = typeof data163;
 let coerced189 = undefined;
 if(!(coerced189 !== undefined)){
 if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data164;
+coerced189 = "" + data163;
 }
-else if(data164 === null){
+else if(data163 === null){
 coerced189 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data163}];
 return false;
 }
 }
 if(coerced189 !== undefined){
-data164 = coerced189;
-if(data163 !== undefined){
-data163[i9] = coerced189;
+data163 = coerced189;
+if(data161 !== undefined){
+data161["name"] = coerced189;
 }
-}
-}
-if(errors === _errs535){
-if(typeof data164 === "string"){
-if(func3(data164) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data164}];
-return false;
-}
-}
-}
-var valid61 = _errs535 === errors;
-if(!valid61){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data163}];
-return false;
 }
 }
 var valid60 = _errs533 === errors;
@@ -9464,96 +9454,108 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data159.limits !== undefined){
-let data165 = data159.limits;
-const _errs537 = errors;
-if(errors === _errs537){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-const _errs539 = errors;
-for(const key33 in data165){
-if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data165}];
-return false;
-break;
-}
-}
-if(_errs539 === errors){
-if(data165.rpm !== undefined){
-let data166 = data165.rpm;
-const _errs540 = errors;
-if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
-let dataType190 = typeof data166;
+if(data161.balance !== undefined){
+let data164 = data161.balance;
+const _errs535 = errors;
+if(!(typeof data164 == "number")){
+let dataType190 = typeof data164;
 let coerced190 = undefined;
 if(!(coerced190 !== undefined)){
-if(dataType190 === "boolean" || data166 === null
-              || (dataType190 === "string" && data166 && data166 == +data166 && !(data166 % 1))){
-coerced190 = +data166;
+if(dataType190 == "boolean" || data164 === null
+              || (dataType190 == "string" && data164 && data164 == +data164)){
+coerced190 = +data164;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data164}];
 return false;
 }
 }
 if(coerced190 !== undefined){
-data166 = coerced190;
-if(data165 !== undefined){
-data165["rpm"] = coerced190;
+data164 = coerced190;
+if(data161 !== undefined){
+data161["balance"] = coerced190;
 }
 }
 }
-if(errors === _errs540){
-if(typeof data166 == "number"){
-if(data166 < 1 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data166}];
-return false;
-}
-}
-}
-var valid62 = _errs540 === errors;
+var valid60 = _errs535 === errors;
 }
 else {
-var valid62 = true;
+var valid60 = true;
 }
-if(valid62){
-if(data165.rps !== undefined){
-let data167 = data165.rps;
-const _errs542 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType191 = typeof data167;
+if(valid60){
+if(data161.allowed_models !== undefined){
+let data165 = data161.allowed_models;
+const _errs537 = errors;
+if(errors === _errs537){
+if(Array.isArray(data165)){
+var valid61 = true;
+const len9 = data165.length;
+for(let i9=0; i9<len9; i9++){
+let data166 = data165[i9];
+const _errs539 = errors;
+if(typeof data166 !== "string"){
+let dataType191 = typeof data166;
 let coerced191 = undefined;
 if(!(coerced191 !== undefined)){
-if(dataType191 === "boolean" || data167 === null
-              || (dataType191 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced191 = +data167;
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data166;
+}
+else if(data166 === null){
+coerced191 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data166}];
 return false;
 }
 }
 if(coerced191 !== undefined){
-data167 = coerced191;
+data166 = coerced191;
 if(data165 !== undefined){
-data165["rps"] = coerced191;
+data165[i9] = coerced191;
 }
 }
 }
-if(errors === _errs542){
-if(typeof data167 == "number"){
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data167}];
+if(errors === _errs539){
+if(typeof data166 === "string"){
+if(func3(data166) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data166}];
 return false;
 }
 }
 }
-var valid62 = _errs542 === errors;
+var valid61 = _errs539 === errors;
+if(!valid61){
+break;
+}
+}
 }
 else {
-var valid62 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data165}];
+return false;
 }
-if(valid62){
-if(data165.tpm !== undefined){
-let data168 = data165.tpm;
+}
+var valid60 = _errs537 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data161.limits !== undefined){
+let data167 = data161.limits;
+const _errs541 = errors;
+if(errors === _errs541){
+if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
+const _errs543 = errors;
+for(const key33 in data167){
+if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data167}];
+return false;
+break;
+}
+}
+if(_errs543 === errors){
+if(data167.rpm !== undefined){
+let data168 = data167.rpm;
 const _errs544 = errors;
 if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
 let dataType192 = typeof data168;
@@ -9564,21 +9566,21 @@ if(dataType192 === "boolean" || data168 === null
 coerced192 = +data168;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data168}];
 return false;
 }
 }
 if(coerced192 !== undefined){
 data168 = coerced192;
-if(data165 !== undefined){
-data165["tpm"] = coerced192;
+if(data167 !== undefined){
+data167["rpm"] = coerced192;
 }
 }
 }
 if(errors === _errs544){
 if(typeof data168 == "number"){
 if(data168 < 1 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data168}];
 return false;
 }
 }
@@ -9588,83 +9590,157 @@ var valid62 = _errs544 === errors;
 else {
 var valid62 = true;
 }
+if(valid62){
+if(data167.rps !== undefined){
+let data169 = data167.rps;
+const _errs546 = errors;
+if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
+let dataType193 = typeof data169;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 === "boolean" || data169 === null
+              || (dataType193 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
+coerced193 = +data169;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data169}];
+return false;
+}
+}
+if(coerced193 !== undefined){
+data169 = coerced193;
+if(data167 !== undefined){
+data167["rps"] = coerced193;
+}
+}
+}
+if(errors === _errs546){
+if(typeof data169 == "number"){
+if(data169 < 1 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data169}];
+return false;
+}
+}
+}
+var valid62 = _errs546 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data167.tpm !== undefined){
+let data170 = data167.tpm;
+const _errs548 = errors;
+if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
+let dataType194 = typeof data170;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 === "boolean" || data170 === null
+              || (dataType194 === "string" && data170 && data170 == +data170 && !(data170 % 1))){
+coerced194 = +data170;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data170}];
+return false;
+}
+}
+if(coerced194 !== undefined){
+data170 = coerced194;
+if(data167 !== undefined){
+data167["tpm"] = coerced194;
+}
+}
+}
+if(errors === _errs548){
+if(typeof data170 == "number"){
+if(data170 < 1 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data170}];
+return false;
+}
+}
+}
+var valid62 = _errs548 === errors;
+}
+else {
+var valid62 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data165}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data167}];
 return false;
 }
 }
-var valid60 = _errs537 === errors;
+var valid60 = _errs541 === errors;
 }
 else {
 var valid60 = true;
 }
 if(valid60){
-if(data159.policy !== undefined){
-let data169 = data159.policy;
-const _errs546 = errors;
-if(errors === _errs546){
-if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-const _errs548 = errors;
-for(const key34 in data169){
+if(data161.policy !== undefined){
+let data171 = data161.policy;
+const _errs550 = errors;
+if(errors === _errs550){
+if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+const _errs552 = errors;
+for(const key34 in data171){
 if(!((key34 === "streaming") || (key34 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data169}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data171}];
 return false;
 break;
 }
 }
-if(_errs548 === errors){
-if(data169.streaming !== undefined){
-let data170 = data169.streaming;
-const _errs549 = errors;
-if(typeof data170 !== "boolean"){
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(data170 === "false" || data170 === 0 || data170 === null){
-coerced193 = false;
+if(_errs552 === errors){
+if(data171.streaming !== undefined){
+let data172 = data171.streaming;
+const _errs553 = errors;
+if(typeof data172 !== "boolean"){
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(data172 === "false" || data172 === 0 || data172 === null){
+coerced195 = false;
 }
-else if(data170 === "true" || data170 === 1){
-coerced193 = true;
+else if(data172 === "true" || data172 === 1){
+coerced195 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data172}];
 return false;
 }
 }
-if(coerced193 !== undefined){
-data170 = coerced193;
-if(data169 !== undefined){
-data169["streaming"] = coerced193;
+if(coerced195 !== undefined){
+data172 = coerced195;
+if(data171 !== undefined){
+data171["streaming"] = coerced195;
 }
 }
 }
-var valid63 = _errs549 === errors;
+var valid63 = _errs553 === errors;
 }
 else {
 var valid63 = true;
 }
 if(valid63){
-if(data169.max_reasoning_effort !== undefined){
-let data171 = data169.max_reasoning_effort;
-const _errs551 = errors;
-const _errs552 = errors;
+if(data171.max_reasoning_effort !== undefined){
+let data173 = data171.max_reasoning_effort;
+const _errs555 = errors;
+const _errs556 = errors;
 let valid64 = false;
-const _errs553 = errors;
-if(typeof data171 !== "string"){
-let dataType194 = typeof data171;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data171;
+const _errs557 = errors;
+if(typeof data173 !== "string"){
+let dataType196 = typeof data173;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data173;
 }
-else if(data171 === null){
-coerced194 = "";
+else if(data173 === null){
+coerced196 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data171};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data173};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -9674,15 +9750,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced194 !== undefined){
-data171 = coerced194;
-if(data169 !== undefined){
-data169["max_reasoning_effort"] = coerced194;
+if(coerced196 !== undefined){
+data173 = coerced196;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced196;
 }
 }
 }
-if("none" !== data171){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data171};
+if("none" !== data173){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data173};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -9691,22 +9767,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs553 === errors;
+var _valid19 = _errs557 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs555 = errors;
-if(typeof data171 !== "string"){
-let dataType195 = typeof data171;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data171;
+const _errs559 = errors;
+if(typeof data173 !== "string"){
+let dataType197 = typeof data173;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data173;
 }
-else if(data171 === null){
-coerced195 = "";
+else if(data173 === null){
+coerced197 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data171};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data173};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -9716,15 +9792,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced195 !== undefined){
-data171 = coerced195;
-if(data169 !== undefined){
-data169["max_reasoning_effort"] = coerced195;
+if(coerced197 !== undefined){
+data173 = coerced197;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced197;
 }
 }
 }
-if("minimal" !== data171){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data171};
+if("minimal" !== data173){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data173};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -9733,22 +9809,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs555 === errors;
+var _valid19 = _errs559 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs557 = errors;
-if(typeof data171 !== "string"){
-let dataType196 = typeof data171;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data171;
+const _errs561 = errors;
+if(typeof data173 !== "string"){
+let dataType198 = typeof data173;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data173;
 }
-else if(data171 === null){
-coerced196 = "";
+else if(data173 === null){
+coerced198 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data171};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data173};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -9758,15 +9834,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced196 !== undefined){
-data171 = coerced196;
-if(data169 !== undefined){
-data169["max_reasoning_effort"] = coerced196;
+if(coerced198 !== undefined){
+data173 = coerced198;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced198;
 }
 }
 }
-if("low" !== data171){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data171};
+if("low" !== data173){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data173};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -9775,22 +9851,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs557 === errors;
+var _valid19 = _errs561 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs559 = errors;
-if(typeof data171 !== "string"){
-let dataType197 = typeof data171;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data171;
+const _errs563 = errors;
+if(typeof data173 !== "string"){
+let dataType199 = typeof data173;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data173;
 }
-else if(data171 === null){
-coerced197 = "";
+else if(data173 === null){
+coerced199 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data171};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data173};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -9800,15 +9876,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced197 !== undefined){
-data171 = coerced197;
-if(data169 !== undefined){
-data169["max_reasoning_effort"] = coerced197;
+if(coerced199 !== undefined){
+data173 = coerced199;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced199;
 }
 }
 }
-if("medium" !== data171){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data171};
+if("medium" !== data173){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data173};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -9817,22 +9893,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs559 === errors;
+var _valid19 = _errs563 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs561 = errors;
-if(typeof data171 !== "string"){
-let dataType198 = typeof data171;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data171;
+const _errs565 = errors;
+if(typeof data173 !== "string"){
+let dataType200 = typeof data173;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data173;
 }
-else if(data171 === null){
-coerced198 = "";
+else if(data173 === null){
+coerced200 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data171};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data173};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -9842,15 +9918,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced198 !== undefined){
-data171 = coerced198;
-if(data169 !== undefined){
-data169["max_reasoning_effort"] = coerced198;
+if(coerced200 !== undefined){
+data173 = coerced200;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced200;
 }
 }
 }
-if("high" !== data171){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data171};
+if("high" !== data173){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data173};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -9859,22 +9935,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs561 === errors;
+var _valid19 = _errs565 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs563 = errors;
-if(typeof data171 !== "string"){
-let dataType199 = typeof data171;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "number" || dataType199 == "boolean"){
-coerced199 = "" + data171;
+const _errs567 = errors;
+if(typeof data173 !== "string"){
+let dataType201 = typeof data173;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data173;
 }
-else if(data171 === null){
-coerced199 = "";
+else if(data173 === null){
+coerced201 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data171};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data173};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -9884,15 +9960,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced199 !== undefined){
-data171 = coerced199;
-if(data169 !== undefined){
-data169["max_reasoning_effort"] = coerced199;
+if(coerced201 !== undefined){
+data173 = coerced201;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced201;
 }
 }
 }
-if("xhigh" !== data171){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data171};
+if("xhigh" !== data173){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data173};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -9901,22 +9977,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs563 === errors;
+var _valid19 = _errs567 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs565 = errors;
-if(typeof data171 !== "string"){
-let dataType200 = typeof data171;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "number" || dataType200 == "boolean"){
-coerced200 = "" + data171;
+const _errs569 = errors;
+if(typeof data173 !== "string"){
+let dataType202 = typeof data173;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "number" || dataType202 == "boolean"){
+coerced202 = "" + data173;
 }
-else if(data171 === null){
-coerced200 = "";
+else if(data173 === null){
+coerced202 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data171};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data173};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -9926,15 +10002,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced200 !== undefined){
-data171 = coerced200;
-if(data169 !== undefined){
-data169["max_reasoning_effort"] = coerced200;
+if(coerced202 !== undefined){
+data173 = coerced202;
+if(data171 !== undefined){
+data171["max_reasoning_effort"] = coerced202;
 }
 }
 }
-if("max" !== data171){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data171};
+if("max" !== data173){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data173};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -9943,7 +10019,7 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs565 === errors;
+var _valid19 = _errs569 === errors;
 valid64 = valid64 || _valid19;
 }
 }
@@ -9952,7 +10028,7 @@ valid64 = valid64 || _valid19;
 }
 }
 if(!valid64){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data171};
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data173};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -9964,17 +10040,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs552;
+errors = _errs556;
 if(vErrors !== null){
-if(_errs552){
-vErrors.length = _errs552;
+if(_errs556){
+vErrors.length = _errs556;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid63 = _errs551 === errors;
+var valid63 = _errs555 === errors;
 }
 else {
 var valid63 = true;
@@ -9983,11 +10059,11 @@ var valid63 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data169}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data171}];
 return false;
 }
 }
-var valid60 = _errs546 === errors;
+var valid60 = _errs550 === errors;
 }
 else {
 var valid60 = true;
@@ -10001,134 +10077,56 @@ var valid60 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data161}];
 return false;
 }
 }
-var valid59 = _errs524 === errors;
+var valid59 = _errs528 === errors;
 if(!valid59){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data160}];
 return false;
 }
 }
-var valid0 = _errs522 === errors;
+var valid0 = _errs526 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data172 = data.keys;
-const _errs567 = errors;
-if(errors === _errs567){
-if(Array.isArray(data172)){
+let data174 = data.keys;
+const _errs571 = errors;
+if(errors === _errs571){
+if(Array.isArray(data174)){
 var valid65 = true;
-const len10 = data172.length;
+const len10 = data174.length;
 for(let i10=0; i10<len10; i10++){
-let data173 = data172[i10];
-const _errs569 = errors;
-if(errors === _errs569){
-if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+let data175 = data174[i10];
+const _errs573 = errors;
+if(errors === _errs573){
+if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
 let missing9;
-if((data173.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data173}];
+if((data175.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data175}];
 return false;
 }
 else {
-const _errs571 = errors;
-for(const key35 in data173){
+const _errs575 = errors;
+for(const key35 in data175){
 if(!((((((((key35 === "key") || (key35 === "account")) || (key35 === "name")) || (key35 === "spend_limit")) || (key35 === "limits")) || (key35 === "allowed_models")) || (key35 === "policy")) || (key35 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data175}];
 return false;
 break;
 }
 }
-if(_errs571 === errors){
-if(data173.key !== undefined){
-let data174 = data173.key;
-const _errs572 = errors;
-if(typeof data174 !== "string"){
-let dataType201 = typeof data174;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "number" || dataType201 == "boolean"){
-coerced201 = "" + data174;
-}
-else if(data174 === null){
-coerced201 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data174}];
-return false;
-}
-}
-if(coerced201 !== undefined){
-data174 = coerced201;
-if(data173 !== undefined){
-data173["key"] = coerced201;
-}
-}
-}
-if(errors === _errs572){
-if(typeof data174 === "string"){
-if(func3(data174) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data174}];
-return false;
-}
-}
-}
-var valid66 = _errs572 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data173.account !== undefined){
-let data175 = data173.account;
-const _errs574 = errors;
-if(typeof data175 !== "string"){
-let dataType202 = typeof data175;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data175;
-}
-else if(data175 === null){
-coerced202 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data175}];
-return false;
-}
-}
-if(coerced202 !== undefined){
-data175 = coerced202;
-if(data173 !== undefined){
-data173["account"] = coerced202;
-}
-}
-}
-if(errors === _errs574){
-if(typeof data175 === "string"){
-if(func3(data175) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data175}];
-return false;
-}
-}
-}
-var valid66 = _errs574 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data173.name !== undefined){
-let data176 = data173.name;
+if(_errs575 === errors){
+if(data175.key !== undefined){
+let data176 = data175.key;
 const _errs576 = errors;
 if(typeof data176 !== "string"){
 let dataType203 = typeof data176;
@@ -10141,14 +10139,22 @@ else if(data176 === null){
 coerced203 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data176}];
 return false;
 }
 }
 if(coerced203 !== undefined){
 data176 = coerced203;
-if(data173 !== undefined){
-data173["name"] = coerced203;
+if(data175 !== undefined){
+data175["key"] = coerced203;
+}
+}
+}
+if(errors === _errs576){
+if(typeof data176 === "string"){
+if(func3(data176) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data176}];
+return false;
 }
 }
 }
@@ -10158,33 +10164,35 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data173.spend_limit !== undefined){
-let data177 = data173.spend_limit;
+if(data175.account !== undefined){
+let data177 = data175.account;
 const _errs578 = errors;
-if(!(typeof data177 == "number")){
+if(typeof data177 !== "string"){
 let dataType204 = typeof data177;
 let coerced204 = undefined;
 if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data177 === null
-              || (dataType204 == "string" && data177 && data177 == +data177)){
-coerced204 = +data177;
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data177;
+}
+else if(data177 === null){
+coerced204 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data177}];
 return false;
 }
 }
 if(coerced204 !== undefined){
 data177 = coerced204;
-if(data173 !== undefined){
-data173["spend_limit"] = coerced204;
+if(data175 !== undefined){
+data175["account"] = coerced204;
 }
 }
 }
 if(errors === _errs578){
-if(typeof data177 == "number"){
-if(data177 < 0 || isNaN(data177)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data177}];
+if(typeof data177 === "string"){
+if(func3(data177) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data177}];
 return false;
 }
 }
@@ -10195,96 +10203,90 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data173.limits !== undefined){
-let data178 = data173.limits;
+if(data175.name !== undefined){
+let data178 = data175.name;
 const _errs580 = errors;
-if(errors === _errs580){
-if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
-const _errs582 = errors;
-for(const key36 in data178){
-if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data178}];
-return false;
-break;
-}
-}
-if(_errs582 === errors){
-if(data178.rpm !== undefined){
-let data179 = data178.rpm;
-const _errs583 = errors;
-if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
-let dataType205 = typeof data179;
+if(typeof data178 !== "string"){
+let dataType205 = typeof data178;
 let coerced205 = undefined;
 if(!(coerced205 !== undefined)){
-if(dataType205 === "boolean" || data179 === null
-              || (dataType205 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
-coerced205 = +data179;
+if(dataType205 == "number" || dataType205 == "boolean"){
+coerced205 = "" + data178;
+}
+else if(data178 === null){
+coerced205 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data178}];
 return false;
 }
 }
 if(coerced205 !== undefined){
-data179 = coerced205;
-if(data178 !== undefined){
-data178["rpm"] = coerced205;
+data178 = coerced205;
+if(data175 !== undefined){
+data175["name"] = coerced205;
 }
 }
 }
-if(errors === _errs583){
-if(typeof data179 == "number"){
-if(data179 < 1 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data179}];
-return false;
-}
-}
-}
-var valid67 = _errs583 === errors;
+var valid66 = _errs580 === errors;
 }
 else {
-var valid67 = true;
+var valid66 = true;
 }
-if(valid67){
-if(data178.rps !== undefined){
-let data180 = data178.rps;
-const _errs585 = errors;
-if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
-let dataType206 = typeof data180;
+if(valid66){
+if(data175.spend_limit !== undefined){
+let data179 = data175.spend_limit;
+const _errs582 = errors;
+if(!(typeof data179 == "number")){
+let dataType206 = typeof data179;
 let coerced206 = undefined;
 if(!(coerced206 !== undefined)){
-if(dataType206 === "boolean" || data180 === null
-              || (dataType206 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
-coerced206 = +data180;
+if(dataType206 == "boolean" || data179 === null
+              || (dataType206 == "string" && data179 && data179 == +data179)){
+coerced206 = +data179;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data179}];
 return false;
 }
 }
 if(coerced206 !== undefined){
-data180 = coerced206;
-if(data178 !== undefined){
-data178["rps"] = coerced206;
+data179 = coerced206;
+if(data175 !== undefined){
+data175["spend_limit"] = coerced206;
 }
 }
 }
-if(errors === _errs585){
-if(typeof data180 == "number"){
-if(data180 < 1 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data180}];
+if(errors === _errs582){
+if(typeof data179 == "number"){
+if(data179 < 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data179}];
 return false;
 }
 }
 }
-var valid67 = _errs585 === errors;
+var valid66 = _errs582 === errors;
 }
 else {
-var valid67 = true;
+var valid66 = true;
 }
-if(valid67){
-if(data178.tpm !== undefined){
-let data181 = data178.tpm;
+if(valid66){
+if(data175.limits !== undefined){
+let data180 = data175.limits;
+const _errs584 = errors;
+if(errors === _errs584){
+if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+const _errs586 = errors;
+for(const key36 in data180){
+if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data180}];
+return false;
+break;
+}
+}
+if(_errs586 === errors){
+if(data180.rpm !== undefined){
+let data181 = data180.rpm;
 const _errs587 = errors;
 if(!((typeof data181 == "number") && (!(data181 % 1) && !isNaN(data181)))){
 let dataType207 = typeof data181;
@@ -10295,21 +10297,21 @@ if(dataType207 === "boolean" || data181 === null
 coerced207 = +data181;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data181}];
 return false;
 }
 }
 if(coerced207 !== undefined){
 data181 = coerced207;
-if(data178 !== undefined){
-data178["tpm"] = coerced207;
+if(data180 !== undefined){
+data180["rpm"] = coerced207;
 }
 }
 }
 if(errors === _errs587){
 if(typeof data181 == "number"){
 if(data181 < 1 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data181}];
 return false;
 }
 }
@@ -10319,140 +10321,214 @@ var valid67 = _errs587 === errors;
 else {
 var valid67 = true;
 }
+if(valid67){
+if(data180.rps !== undefined){
+let data182 = data180.rps;
+const _errs589 = errors;
+if(!((typeof data182 == "number") && (!(data182 % 1) && !isNaN(data182)))){
+let dataType208 = typeof data182;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 === "boolean" || data182 === null
+              || (dataType208 === "string" && data182 && data182 == +data182 && !(data182 % 1))){
+coerced208 = +data182;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data182}];
+return false;
+}
+}
+if(coerced208 !== undefined){
+data182 = coerced208;
+if(data180 !== undefined){
+data180["rps"] = coerced208;
+}
+}
+}
+if(errors === _errs589){
+if(typeof data182 == "number"){
+if(data182 < 1 || isNaN(data182)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data182}];
+return false;
+}
+}
+}
+var valid67 = _errs589 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data180.tpm !== undefined){
+let data183 = data180.tpm;
+const _errs591 = errors;
+if(!((typeof data183 == "number") && (!(data183 % 1) && !isNaN(data183)))){
+let dataType209 = typeof data183;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 === "boolean" || data183 === null
+              || (dataType209 === "string" && data183 && data183 == +data183 && !(data183 % 1))){
+coerced209 = +data183;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data183}];
+return false;
+}
+}
+if(coerced209 !== undefined){
+data183 = coerced209;
+if(data180 !== undefined){
+data180["tpm"] = coerced209;
+}
+}
+}
+if(errors === _errs591){
+if(typeof data183 == "number"){
+if(data183 < 1 || isNaN(data183)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data183}];
+return false;
+}
+}
+}
+var valid67 = _errs591 === errors;
+}
+else {
+var valid67 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data178}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data180}];
 return false;
 }
 }
-var valid66 = _errs580 === errors;
+var valid66 = _errs584 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data173.allowed_models !== undefined){
-let data182 = data173.allowed_models;
-const _errs589 = errors;
-if(errors === _errs589){
-if(Array.isArray(data182)){
+if(data175.allowed_models !== undefined){
+let data184 = data175.allowed_models;
+const _errs593 = errors;
+if(errors === _errs593){
+if(Array.isArray(data184)){
 var valid68 = true;
-const len11 = data182.length;
+const len11 = data184.length;
 for(let i11=0; i11<len11; i11++){
-let data183 = data182[i11];
-const _errs591 = errors;
-if(typeof data183 !== "string"){
-let dataType208 = typeof data183;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data183;
+let data185 = data184[i11];
+const _errs595 = errors;
+if(typeof data185 !== "string"){
+let dataType210 = typeof data185;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data185;
 }
-else if(data183 === null){
-coerced208 = "";
+else if(data185 === null){
+coerced210 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data185}];
 return false;
 }
 }
-if(coerced208 !== undefined){
-data183 = coerced208;
-if(data182 !== undefined){
-data182[i11] = coerced208;
+if(coerced210 !== undefined){
+data185 = coerced210;
+if(data184 !== undefined){
+data184[i11] = coerced210;
 }
 }
 }
-if(errors === _errs591){
-if(typeof data183 === "string"){
-if(func3(data183) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data183}];
+if(errors === _errs595){
+if(typeof data185 === "string"){
+if(func3(data185) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data185}];
 return false;
 }
 }
 }
-var valid68 = _errs591 === errors;
+var valid68 = _errs595 === errors;
 if(!valid68){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data184}];
 return false;
 }
 }
-var valid66 = _errs589 === errors;
+var valid66 = _errs593 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data173.policy !== undefined){
-let data184 = data173.policy;
-const _errs593 = errors;
-if(errors === _errs593){
-if(data184 && typeof data184 == "object" && !Array.isArray(data184)){
-const _errs595 = errors;
-for(const key37 in data184){
+if(data175.policy !== undefined){
+let data186 = data175.policy;
+const _errs597 = errors;
+if(errors === _errs597){
+if(data186 && typeof data186 == "object" && !Array.isArray(data186)){
+const _errs599 = errors;
+for(const key37 in data186){
 if(!((key37 === "streaming") || (key37 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data186}];
 return false;
 break;
 }
 }
-if(_errs595 === errors){
-if(data184.streaming !== undefined){
-let data185 = data184.streaming;
-const _errs596 = errors;
-if(typeof data185 !== "boolean"){
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(data185 === "false" || data185 === 0 || data185 === null){
-coerced209 = false;
+if(_errs599 === errors){
+if(data186.streaming !== undefined){
+let data187 = data186.streaming;
+const _errs600 = errors;
+if(typeof data187 !== "boolean"){
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(data187 === "false" || data187 === 0 || data187 === null){
+coerced211 = false;
 }
-else if(data185 === "true" || data185 === 1){
-coerced209 = true;
+else if(data187 === "true" || data187 === 1){
+coerced211 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data187}];
 return false;
 }
 }
-if(coerced209 !== undefined){
-data185 = coerced209;
-if(data184 !== undefined){
-data184["streaming"] = coerced209;
+if(coerced211 !== undefined){
+data187 = coerced211;
+if(data186 !== undefined){
+data186["streaming"] = coerced211;
 }
 }
 }
-var valid69 = _errs596 === errors;
+var valid69 = _errs600 === errors;
 }
 else {
 var valid69 = true;
 }
 if(valid69){
-if(data184.max_reasoning_effort !== undefined){
-let data186 = data184.max_reasoning_effort;
-const _errs598 = errors;
-const _errs599 = errors;
+if(data186.max_reasoning_effort !== undefined){
+let data188 = data186.max_reasoning_effort;
+const _errs602 = errors;
+const _errs603 = errors;
 let valid70 = false;
-const _errs600 = errors;
-if(typeof data186 !== "string"){
-let dataType210 = typeof data186;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data186;
+const _errs604 = errors;
+if(typeof data188 !== "string"){
+let dataType212 = typeof data188;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data188;
 }
-else if(data186 === null){
-coerced210 = "";
+else if(data188 === null){
+coerced212 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data186};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data188};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10462,15 +10538,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced210 !== undefined){
-data186 = coerced210;
-if(data184 !== undefined){
-data184["max_reasoning_effort"] = coerced210;
+if(coerced212 !== undefined){
+data188 = coerced212;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced212;
 }
 }
 }
-if("none" !== data186){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data186};
+if("none" !== data188){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data188};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10479,22 +10555,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs600 === errors;
+var _valid20 = _errs604 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs602 = errors;
-if(typeof data186 !== "string"){
-let dataType211 = typeof data186;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data186;
+const _errs606 = errors;
+if(typeof data188 !== "string"){
+let dataType213 = typeof data188;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data188;
 }
-else if(data186 === null){
-coerced211 = "";
+else if(data188 === null){
+coerced213 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data186};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data188};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10504,15 +10580,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced211 !== undefined){
-data186 = coerced211;
-if(data184 !== undefined){
-data184["max_reasoning_effort"] = coerced211;
+if(coerced213 !== undefined){
+data188 = coerced213;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced213;
 }
 }
 }
-if("minimal" !== data186){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data186};
+if("minimal" !== data188){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data188};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10521,22 +10597,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs602 === errors;
+var _valid20 = _errs606 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs604 = errors;
-if(typeof data186 !== "string"){
-let dataType212 = typeof data186;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data186;
+const _errs608 = errors;
+if(typeof data188 !== "string"){
+let dataType214 = typeof data188;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data188;
 }
-else if(data186 === null){
-coerced212 = "";
+else if(data188 === null){
+coerced214 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data186};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data188};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10546,15 +10622,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced212 !== undefined){
-data186 = coerced212;
-if(data184 !== undefined){
-data184["max_reasoning_effort"] = coerced212;
+if(coerced214 !== undefined){
+data188 = coerced214;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced214;
 }
 }
 }
-if("low" !== data186){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data186};
+if("low" !== data188){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data188};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10563,22 +10639,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs604 === errors;
+var _valid20 = _errs608 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs606 = errors;
-if(typeof data186 !== "string"){
-let dataType213 = typeof data186;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data186;
+const _errs610 = errors;
+if(typeof data188 !== "string"){
+let dataType215 = typeof data188;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data188;
 }
-else if(data186 === null){
-coerced213 = "";
+else if(data188 === null){
+coerced215 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data186};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data188};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10588,15 +10664,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data186 = coerced213;
-if(data184 !== undefined){
-data184["max_reasoning_effort"] = coerced213;
+if(coerced215 !== undefined){
+data188 = coerced215;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced215;
 }
 }
 }
-if("medium" !== data186){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data186};
+if("medium" !== data188){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data188};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10605,22 +10681,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs606 === errors;
+var _valid20 = _errs610 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs608 = errors;
-if(typeof data186 !== "string"){
-let dataType214 = typeof data186;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data186;
+const _errs612 = errors;
+if(typeof data188 !== "string"){
+let dataType216 = typeof data188;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data188;
 }
-else if(data186 === null){
-coerced214 = "";
+else if(data188 === null){
+coerced216 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data186};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data188};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10630,15 +10706,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data186 = coerced214;
-if(data184 !== undefined){
-data184["max_reasoning_effort"] = coerced214;
+if(coerced216 !== undefined){
+data188 = coerced216;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced216;
 }
 }
 }
-if("high" !== data186){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data186};
+if("high" !== data188){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data188};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10647,22 +10723,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs608 === errors;
+var _valid20 = _errs612 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs610 = errors;
-if(typeof data186 !== "string"){
-let dataType215 = typeof data186;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data186;
+const _errs614 = errors;
+if(typeof data188 !== "string"){
+let dataType217 = typeof data188;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data188;
 }
-else if(data186 === null){
-coerced215 = "";
+else if(data188 === null){
+coerced217 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data186};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data188};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10672,15 +10748,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced215 !== undefined){
-data186 = coerced215;
-if(data184 !== undefined){
-data184["max_reasoning_effort"] = coerced215;
+if(coerced217 !== undefined){
+data188 = coerced217;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced217;
 }
 }
 }
-if("xhigh" !== data186){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data186};
+if("xhigh" !== data188){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data188};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10689,22 +10765,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs610 === errors;
+var _valid20 = _errs614 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs612 = errors;
-if(typeof data186 !== "string"){
-let dataType216 = typeof data186;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data186;
+const _errs616 = errors;
+if(typeof data188 !== "string"){
+let dataType218 = typeof data188;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data188;
 }
-else if(data186 === null){
-coerced216 = "";
+else if(data188 === null){
+coerced218 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data186};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data188};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -10714,15 +10790,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced216 !== undefined){
-data186 = coerced216;
-if(data184 !== undefined){
-data184["max_reasoning_effort"] = coerced216;
+if(coerced218 !== undefined){
+data188 = coerced218;
+if(data186 !== undefined){
+data186["max_reasoning_effort"] = coerced218;
 }
 }
 }
-if("max" !== data186){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data186};
+if("max" !== data188){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data188};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -10731,7 +10807,7 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs612 === errors;
+var _valid20 = _errs616 === errors;
 valid70 = valid70 || _valid20;
 }
 }
@@ -10740,7 +10816,7 @@ valid70 = valid70 || _valid20;
 }
 }
 if(!valid70){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data186};
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data188};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -10752,17 +10828,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs599;
+errors = _errs603;
 if(vErrors !== null){
-if(_errs599){
-vErrors.length = _errs599;
+if(_errs603){
+vErrors.length = _errs603;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid69 = _errs598 === errors;
+var valid69 = _errs602 === errors;
 }
 else {
 var valid69 = true;
@@ -10771,34 +10847,34 @@ var valid69 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data186}];
 return false;
 }
 }
-var valid66 = _errs593 === errors;
+var valid66 = _errs597 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data173.status !== undefined){
-let data187 = data173.status;
-const _errs614 = errors;
-const _errs615 = errors;
+if(data175.status !== undefined){
+let data189 = data175.status;
+const _errs618 = errors;
+const _errs619 = errors;
 let valid71 = false;
-const _errs616 = errors;
-if(typeof data187 !== "string"){
-let dataType217 = typeof data187;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data187;
+const _errs620 = errors;
+if(typeof data189 !== "string"){
+let dataType219 = typeof data189;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data189;
 }
-else if(data187 === null){
-coerced217 = "";
+else if(data189 === null){
+coerced219 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data187};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data189};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10808,15 +10884,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced217 !== undefined){
-data187 = coerced217;
-if(data173 !== undefined){
-data173["status"] = coerced217;
+if(coerced219 !== undefined){
+data189 = coerced219;
+if(data175 !== undefined){
+data175["status"] = coerced219;
 }
 }
 }
-if("active" !== data187){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data187};
+if("active" !== data189){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data189};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10825,22 +10901,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs616 === errors;
+var _valid21 = _errs620 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs618 = errors;
-if(typeof data187 !== "string"){
-let dataType218 = typeof data187;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "number" || dataType218 == "boolean"){
-coerced218 = "" + data187;
+const _errs622 = errors;
+if(typeof data189 !== "string"){
+let dataType220 = typeof data189;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "number" || dataType220 == "boolean"){
+coerced220 = "" + data189;
 }
-else if(data187 === null){
-coerced218 = "";
+else if(data189 === null){
+coerced220 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data187};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data189};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10850,15 +10926,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced218 !== undefined){
-data187 = coerced218;
-if(data173 !== undefined){
-data173["status"] = coerced218;
+if(coerced220 !== undefined){
+data189 = coerced220;
+if(data175 !== undefined){
+data175["status"] = coerced220;
 }
 }
 }
-if("blocked" !== data187){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data187};
+if("blocked" !== data189){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data189};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10867,22 +10943,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs618 === errors;
+var _valid21 = _errs622 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs620 = errors;
-if(typeof data187 !== "string"){
-let dataType219 = typeof data187;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "number" || dataType219 == "boolean"){
-coerced219 = "" + data187;
+const _errs624 = errors;
+if(typeof data189 !== "string"){
+let dataType221 = typeof data189;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data189;
 }
-else if(data187 === null){
-coerced219 = "";
+else if(data189 === null){
+coerced221 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data187};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data189};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -10892,15 +10968,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced219 !== undefined){
-data187 = coerced219;
-if(data173 !== undefined){
-data173["status"] = coerced219;
+if(coerced221 !== undefined){
+data189 = coerced221;
+if(data175 !== undefined){
+data175["status"] = coerced221;
 }
 }
 }
-if("revoked" !== data187){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data187};
+if("revoked" !== data189){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data189};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -10909,22 +10985,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs620 === errors;
+var _valid21 = _errs624 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs622 = errors;
-if(typeof data187 !== "string"){
-let dataType220 = typeof data187;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data187;
+const _errs626 = errors;
+if(typeof data189 !== "string"){
+let dataType222 = typeof data189;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data189;
 }
-else if(data187 === null){
-coerced220 = "";
+else if(data189 === null){
+coerced222 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data187};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data189};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -10934,15 +11010,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced220 !== undefined){
-data187 = coerced220;
-if(data173 !== undefined){
-data173["status"] = coerced220;
+if(coerced222 !== undefined){
+data189 = coerced222;
+if(data175 !== undefined){
+data175["status"] = coerced222;
 }
 }
 }
-if("deleted" !== data187){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data187};
+if("deleted" !== data189){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data189};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -10951,13 +11027,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs622 === errors;
+var _valid21 = _errs626 === errors;
 valid71 = valid71 || _valid21;
 }
 }
 }
 if(!valid71){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data187};
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data189};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -10969,17 +11045,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs615;
+errors = _errs619;
 if(vErrors !== null){
-if(_errs615){
-vErrors.length = _errs615;
+if(_errs619){
+vErrors.length = _errs619;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid66 = _errs614 === errors;
+var valid66 = _errs618 === errors;
 }
 else {
 var valid66 = true;
@@ -10995,22 +11071,22 @@ var valid66 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data175}];
 return false;
 }
 }
-var valid65 = _errs569 === errors;
+var valid65 = _errs573 === errors;
 if(!valid65){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data174}];
 return false;
 }
 }
-var valid0 = _errs567 === errors;
+var valid0 = _errs571 === errors;
 }
 else {
 var valid0 = true;
