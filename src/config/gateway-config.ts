@@ -159,6 +159,8 @@ export interface LimitSettings {
   readonly ip: RateLimitSettings;
   /** Failed authentications (wrong API key, admin key or console sign-in) per client address per minute; beyond → 429. Undefined: none. */
   readonly authFailuresPerMinute?: number;
+  /** Tokens one key may have counted per minute by POST /v1/messages/count_tokens and /v1/responses/input_tokens; beyond → 429. Undefined: none. */
+  readonly countTokensPerMinute?: number;
 }
 
 export interface KeyConfig {

@@ -89,6 +89,7 @@ function resolveLimits(file: ConfigFile['limits']): LimitSettings {
     account: resolveRateLimits(file?.account ?? {}, DEFAULTS.limits.account),
     ip: resolveRateLimits(file?.ip ?? {}, DEFAULTS.limits.ip),
     authFailuresPerMinute: file?.auth_failures_per_minute ?? DEFAULTS.limits.authFailuresPerMinute,
+    countTokensPerMinute: file?.count_tokens_per_minute ?? DEFAULTS.limits.countTokensPerMinute,
   };
 }
 

@@ -12,6 +12,8 @@ const SECOND_MS = 1_000;
 const MAX_CACHED_SUBJECTS = 10_000;
 /** The limit on failed authentications per client address (`limits.auth_failures_per_minute`). */
 export const AUTH_FAILURES_LIMIT = 'ip.auth_failures';
+/** The limit on tokens the counting routes count for one key (`limits.count_tokens_per_minute`). */
+export const COUNT_TOKENS_LIMIT = 'key.count_tokens';
 
 /**
  * Who a request counts against. Every part is optional: a scope without an id is not
@@ -168,6 +170,28 @@ export class RateLimiter {
   /** Whether address `ip` is under its failed-authentication limit (nothing counted): for a successful admin sign-in. */
   checkAuthFailures(ip: string): Promise<RateLimitDecision> {
     return this.decide(this.authFailureRules(ip, 'check'));
+  }
+
+  /**
+   * Before a counting request (count_tokens, input_tokens) of key `keyId`: refused while the
+   * key's counting budget (`limits.count_tokens_per_minute`) is in debt; nothing taken.
+   */
+  checkTokenCounting(keyId: string): Promise<RateLimitDecision> {
+    return this.decide(this.tokenCountingRules(keyId, 1, 'check'));
+  }
+
+  /**
+   * After it: charges the tokens counted, whether they fit or not (a debt, as for tpm: one
+   * large count is answered, the next waits until the key's minute has room again).
+   */
+  chargeTokenCounting(keyId: string, tokens: number): Promise<RateLimitDecision> {
+    return this.decide(tokens > 0 ? this.tokenCountingRules(keyId, tokens, 'force') : []);
+  }
+
+  private tokenCountingRules(keyId: string, cost: number, mode: LimitMode): LimitRule[] {
+    const limit = this.options.settings.countTokensPerMinute;
+    if (limit === undefined) return [];
+    return [{ name: COUNT_TOKENS_LIMIT, key: `key:${keyId}:count_tokens`, limit, periodMs: MINUTE_MS, cost, mode }];
   }
 
   private authFailureRules(ip: string, mode: LimitMode): LimitRule[] {

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -1076,7 +1076,7 @@ if(errors === _errs60){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 const _errs62 = errors;
 for(const key5 in data20){
-if(!((((key5 === "key") || (key5 === "ip")) || (key5 === "account")) || (key5 === "auth_failures_per_minute"))){
+if(!(((((key5 === "key") || (key5 === "ip")) || (key5 === "account")) || (key5 === "auth_failures_per_minute")) || (key5 === "count_tokens_per_minute"))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data20}];
 return false;
 break;
@@ -1536,6 +1536,44 @@ var valid7 = _errs90 === errors;
 else {
 var valid7 = true;
 }
+if(valid7){
+if(data20.count_tokens_per_minute !== undefined){
+let data34 = data20.count_tokens_per_minute;
+const _errs92 = errors;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+let dataType31 = typeof data34;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 === "boolean" || data34 === null
+              || (dataType31 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
+coerced31 = +data34;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data34}];
+return false;
+}
+}
+if(coerced31 !== undefined){
+data34 = coerced31;
+if(data20 !== undefined){
+data20["count_tokens_per_minute"] = coerced31;
+}
+}
+}
+if(errors === _errs92){
+if(typeof data34 == "number"){
+if(data34 < 1 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data34}];
+return false;
+}
+}
+}
+var valid7 = _errs92 === errors;
+}
+else {
+var valid7 = true;
+}
+}
 }
 }
 }
@@ -1553,115 +1591,54 @@ var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data34 = data.failover;
-const _errs92 = errors;
-if(errors === _errs92){
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+let data35 = data.failover;
 const _errs94 = errors;
-for(const key9 in data34){
+if(errors === _errs94){
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+const _errs96 = errors;
+for(const key9 in data35){
 if(!((key9 === "max_attempts") || (key9 === "retry_on_status"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data35}];
 return false;
 break;
 }
 }
-if(_errs94 === errors){
-if(data34.max_attempts !== undefined){
-let data35 = data34.max_attempts;
-const _errs95 = errors;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
-let dataType31 = typeof data35;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data35 === null
-              || (dataType31 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
-coerced31 = +data35;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data35}];
-return false;
-}
-}
-if(coerced31 !== undefined){
-data35 = coerced31;
-if(data34 !== undefined){
-data34["max_attempts"] = coerced31;
-}
-}
-}
-if(errors === _errs95){
-if(typeof data35 == "number"){
-if(data35 > 20 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data35}];
-return false;
-}
-else {
-if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data35}];
-return false;
-}
-}
-}
-}
-var valid11 = _errs95 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data34.retry_on_status !== undefined){
-let data36 = data34.retry_on_status;
+if(_errs96 === errors){
+if(data35.max_attempts !== undefined){
+let data36 = data35.max_attempts;
 const _errs97 = errors;
-if(errors === _errs97){
-if(Array.isArray(data36)){
-var valid12 = true;
-const len1 = data36.length;
-for(let i1=0; i1<len1; i1++){
-let data37 = data36[i1];
-const _errs99 = errors;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
-let dataType32 = typeof data37;
+if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
+let dataType32 = typeof data36;
 let coerced32 = undefined;
 if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data37 === null
-              || (dataType32 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
-coerced32 = +data37;
+if(dataType32 === "boolean" || data36 === null
+              || (dataType32 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
+coerced32 = +data36;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data36}];
 return false;
 }
 }
 if(coerced32 !== undefined){
-data37 = coerced32;
-if(data36 !== undefined){
-data36[i1] = coerced32;
+data36 = coerced32;
+if(data35 !== undefined){
+data35["max_attempts"] = coerced32;
 }
 }
 }
-if(errors === _errs99){
-if(typeof data37 == "number"){
-if(data37 > 599 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data37}];
+if(errors === _errs97){
+if(typeof data36 == "number"){
+if(data36 > 20 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data36}];
 return false;
 }
 else {
-if(data37 < 400 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data37}];
+if(data36 < 1 || isNaN(data36)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data36}];
 return false;
 }
 }
-}
-}
-var valid12 = _errs99 === errors;
-if(!valid12){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data36}];
-return false;
 }
 }
 var valid11 = _errs97 === errors;
@@ -1669,73 +1646,97 @@ var valid11 = _errs97 === errors;
 else {
 var valid11 = true;
 }
+if(valid11){
+if(data35.retry_on_status !== undefined){
+let data37 = data35.retry_on_status;
+const _errs99 = errors;
+if(errors === _errs99){
+if(Array.isArray(data37)){
+var valid12 = true;
+const len1 = data37.length;
+for(let i1=0; i1<len1; i1++){
+let data38 = data37[i1];
+const _errs101 = errors;
+if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+let dataType33 = typeof data38;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 === "boolean" || data38 === null
+              || (dataType33 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
+coerced33 = +data38;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data38}];
+return false;
+}
+}
+if(coerced33 !== undefined){
+data38 = coerced33;
+if(data37 !== undefined){
+data37[i1] = coerced33;
+}
+}
+}
+if(errors === _errs101){
+if(typeof data38 == "number"){
+if(data38 > 599 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data38}];
+return false;
+}
+else {
+if(data38 < 400 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data38}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs101 === errors;
+if(!valid12){
+break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data34}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data37}];
 return false;
 }
 }
-var valid0 = _errs92 === errors;
+var valid11 = _errs99 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data35}];
+return false;
+}
+}
+var valid0 = _errs94 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data38 = data.timeouts;
-const _errs101 = errors;
-if(errors === _errs101){
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+let data39 = data.timeouts;
 const _errs103 = errors;
-for(const key10 in data38){
+if(errors === _errs103){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+const _errs105 = errors;
+for(const key10 in data39){
 if(!((((key10 === "connect_ms") || (key10 === "first_byte_ms")) || (key10 === "idle_ms")) || (key10 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data39}];
 return false;
 break;
 }
 }
-if(_errs103 === errors){
-if(data38.connect_ms !== undefined){
-let data39 = data38.connect_ms;
-const _errs104 = errors;
-if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
-let dataType33 = typeof data39;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 === "boolean" || data39 === null
-              || (dataType33 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
-coerced33 = +data39;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data39}];
-return false;
-}
-}
-if(coerced33 !== undefined){
-data39 = coerced33;
-if(data38 !== undefined){
-data38["connect_ms"] = coerced33;
-}
-}
-}
-if(errors === _errs104){
-if(typeof data39 == "number"){
-if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data39}];
-return false;
-}
-}
-}
-var valid13 = _errs104 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data38.first_byte_ms !== undefined){
-let data40 = data38.first_byte_ms;
+if(_errs105 === errors){
+if(data39.connect_ms !== undefined){
+let data40 = data39.connect_ms;
 const _errs106 = errors;
 if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
 let dataType34 = typeof data40;
@@ -1746,21 +1747,21 @@ if(dataType34 === "boolean" || data40 === null
 coerced34 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data40}];
 return false;
 }
 }
 if(coerced34 !== undefined){
 data40 = coerced34;
-if(data38 !== undefined){
-data38["first_byte_ms"] = coerced34;
+if(data39 !== undefined){
+data39["connect_ms"] = coerced34;
 }
 }
 }
 if(errors === _errs106){
 if(typeof data40 == "number"){
 if(data40 < 1 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data40}];
 return false;
 }
 }
@@ -1771,8 +1772,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data38.idle_ms !== undefined){
-let data41 = data38.idle_ms;
+if(data39.first_byte_ms !== undefined){
+let data41 = data39.first_byte_ms;
 const _errs108 = errors;
 if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
 let dataType35 = typeof data41;
@@ -1783,21 +1784,21 @@ if(dataType35 === "boolean" || data41 === null
 coerced35 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data41}];
 return false;
 }
 }
 if(coerced35 !== undefined){
 data41 = coerced35;
-if(data38 !== undefined){
-data38["idle_ms"] = coerced35;
+if(data39 !== undefined){
+data39["first_byte_ms"] = coerced35;
 }
 }
 }
 if(errors === _errs108){
 if(typeof data41 == "number"){
 if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data41}];
 return false;
 }
 }
@@ -1808,8 +1809,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data38.total_ms !== undefined){
-let data42 = data38.total_ms;
+if(data39.idle_ms !== undefined){
+let data42 = data39.idle_ms;
 const _errs110 = errors;
 if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
 let dataType36 = typeof data42;
@@ -1820,26 +1821,63 @@ if(dataType36 === "boolean" || data42 === null
 coerced36 = +data42;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data42}];
 return false;
 }
 }
 if(coerced36 !== undefined){
 data42 = coerced36;
-if(data38 !== undefined){
-data38["total_ms"] = coerced36;
+if(data39 !== undefined){
+data39["idle_ms"] = coerced36;
 }
 }
 }
 if(errors === _errs110){
 if(typeof data42 == "number"){
 if(data42 < 1 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data42}];
 return false;
 }
 }
 }
 var valid13 = _errs110 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data39.total_ms !== undefined){
+let data43 = data39.total_ms;
+const _errs112 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+let dataType37 = typeof data43;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data43 === null
+              || (dataType37 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
+coerced37 = +data43;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data43}];
+return false;
+}
+}
+if(coerced37 !== undefined){
+data43 = coerced37;
+if(data39 !== undefined){
+data39["total_ms"] = coerced37;
+}
+}
+}
+if(errors === _errs112){
+if(typeof data43 == "number"){
+if(data43 < 1 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data43}];
+return false;
+}
+}
+}
+var valid13 = _errs112 === errors;
 }
 else {
 var valid13 = true;
@@ -1850,69 +1888,32 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data39}];
 return false;
 }
 }
-var valid0 = _errs101 === errors;
+var valid0 = _errs103 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data43 = data.node_replies;
-const _errs112 = errors;
-if(errors === _errs112){
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+let data44 = data.node_replies;
 const _errs114 = errors;
-for(const key11 in data43){
+if(errors === _errs114){
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+const _errs116 = errors;
+for(const key11 in data44){
 if(!((key11 === "max_json_bytes") || (key11 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data44}];
 return false;
 break;
 }
 }
-if(_errs114 === errors){
-if(data43.max_json_bytes !== undefined){
-let data44 = data43.max_json_bytes;
-const _errs115 = errors;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-let dataType37 = typeof data44;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data44 === null
-              || (dataType37 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
-coerced37 = +data44;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data44}];
-return false;
-}
-}
-if(coerced37 !== undefined){
-data44 = coerced37;
-if(data43 !== undefined){
-data43["max_json_bytes"] = coerced37;
-}
-}
-}
-if(errors === _errs115){
-if(typeof data44 == "number"){
-if(data44 < 1024 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data44}];
-return false;
-}
-}
-}
-var valid14 = _errs115 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data43.max_event_bytes !== undefined){
-let data45 = data43.max_event_bytes;
+if(_errs116 === errors){
+if(data44.max_json_bytes !== undefined){
+let data45 = data44.max_json_bytes;
 const _errs117 = errors;
 if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
 let dataType38 = typeof data45;
@@ -1923,21 +1924,21 @@ if(dataType38 === "boolean" || data45 === null
 coerced38 = +data45;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data45}];
 return false;
 }
 }
 if(coerced38 !== undefined){
 data45 = coerced38;
-if(data43 !== undefined){
-data43["max_event_bytes"] = coerced38;
+if(data44 !== undefined){
+data44["max_json_bytes"] = coerced38;
 }
 }
 }
 if(errors === _errs117){
 if(typeof data45 == "number"){
 if(data45 < 1024 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data45}];
 return false;
 }
 }
@@ -1947,73 +1948,73 @@ var valid14 = _errs117 === errors;
 else {
 var valid14 = true;
 }
+if(valid14){
+if(data44.max_event_bytes !== undefined){
+let data46 = data44.max_event_bytes;
+const _errs119 = errors;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+let dataType39 = typeof data46;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data46 === null
+              || (dataType39 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
+coerced39 = +data46;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data46}];
+return false;
+}
+}
+if(coerced39 !== undefined){
+data46 = coerced39;
+if(data44 !== undefined){
+data44["max_event_bytes"] = coerced39;
+}
+}
+}
+if(errors === _errs119){
+if(typeof data46 == "number"){
+if(data46 < 1024 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data46}];
+return false;
+}
+}
+}
+var valid14 = _errs119 === errors;
+}
+else {
+var valid14 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data44}];
 return false;
 }
 }
-var valid0 = _errs112 === errors;
+var valid0 = _errs114 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data46 = data.health;
-const _errs119 = errors;
-if(errors === _errs119){
-if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+let data47 = data.health;
 const _errs121 = errors;
-for(const key12 in data46){
+if(errors === _errs121){
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+const _errs123 = errors;
+for(const key12 in data47){
 if(!((((((key12 === "failure_threshold") || (key12 === "base_ejection_ms")) || (key12 === "max_ejection_ms")) || (key12 === "probe_interval_ms")) || (key12 === "probe_path")) || (key12 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data47}];
 return false;
 break;
 }
 }
-if(_errs121 === errors){
-if(data46.failure_threshold !== undefined){
-let data47 = data46.failure_threshold;
-const _errs122 = errors;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-let dataType39 = typeof data47;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data47 === null
-              || (dataType39 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
-coerced39 = +data47;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data47}];
-return false;
-}
-}
-if(coerced39 !== undefined){
-data47 = coerced39;
-if(data46 !== undefined){
-data46["failure_threshold"] = coerced39;
-}
-}
-}
-if(errors === _errs122){
-if(typeof data47 == "number"){
-if(data47 < 1 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data47}];
-return false;
-}
-}
-}
-var valid15 = _errs122 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data46.base_ejection_ms !== undefined){
-let data48 = data46.base_ejection_ms;
+if(_errs123 === errors){
+if(data47.failure_threshold !== undefined){
+let data48 = data47.failure_threshold;
 const _errs124 = errors;
 if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
 let dataType40 = typeof data48;
@@ -2024,21 +2025,21 @@ if(dataType40 === "boolean" || data48 === null
 coerced40 = +data48;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data48}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data48 = coerced40;
-if(data46 !== undefined){
-data46["base_ejection_ms"] = coerced40;
+if(data47 !== undefined){
+data47["failure_threshold"] = coerced40;
 }
 }
 }
 if(errors === _errs124){
 if(typeof data48 == "number"){
 if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data48}];
 return false;
 }
 }
@@ -2049,8 +2050,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data46.max_ejection_ms !== undefined){
-let data49 = data46.max_ejection_ms;
+if(data47.base_ejection_ms !== undefined){
+let data49 = data47.base_ejection_ms;
 const _errs126 = errors;
 if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 let dataType41 = typeof data49;
@@ -2061,21 +2062,21 @@ if(dataType41 === "boolean" || data49 === null
 coerced41 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data49}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data49 = coerced41;
-if(data46 !== undefined){
-data46["max_ejection_ms"] = coerced41;
+if(data47 !== undefined){
+data47["base_ejection_ms"] = coerced41;
 }
 }
 }
 if(errors === _errs126){
 if(typeof data49 == "number"){
 if(data49 < 1 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data49}];
 return false;
 }
 }
@@ -2086,8 +2087,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data46.probe_interval_ms !== undefined){
-let data50 = data46.probe_interval_ms;
+if(data47.max_ejection_ms !== undefined){
+let data50 = data47.max_ejection_ms;
 const _errs128 = errors;
 if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
 let dataType42 = typeof data50;
@@ -2098,21 +2099,21 @@ if(dataType42 === "boolean" || data50 === null
 coerced42 = +data50;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data50}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data50 = coerced42;
-if(data46 !== undefined){
-data46["probe_interval_ms"] = coerced42;
+if(data47 !== undefined){
+data47["max_ejection_ms"] = coerced42;
 }
 }
 }
 if(errors === _errs128){
 if(typeof data50 == "number"){
-if(data50 < 0 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data50}];
+if(data50 < 1 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data50}];
 return false;
 }
 }
@@ -2123,35 +2124,33 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data46.probe_path !== undefined){
-let data51 = data46.probe_path;
+if(data47.probe_interval_ms !== undefined){
+let data51 = data47.probe_interval_ms;
 const _errs130 = errors;
-if(typeof data51 !== "string"){
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
 let dataType43 = typeof data51;
 let coerced43 = undefined;
 if(!(coerced43 !== undefined)){
-if(dataType43 == "number" || dataType43 == "boolean"){
-coerced43 = "" + data51;
-}
-else if(data51 === null){
-coerced43 = "";
+if(dataType43 === "boolean" || data51 === null
+              || (dataType43 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced43 = +data51;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data51}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data51 = coerced43;
-if(data46 !== undefined){
-data46["probe_path"] = coerced43;
+if(data47 !== undefined){
+data47["probe_interval_ms"] = coerced43;
 }
 }
 }
 if(errors === _errs130){
-if(typeof data51 === "string"){
-if(!pattern2.test(data51)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data51}];
+if(typeof data51 == "number"){
+if(data51 < 0 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data51}];
 return false;
 }
 }
@@ -2162,38 +2161,77 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data46.probe_timeout_ms !== undefined){
-let data52 = data46.probe_timeout_ms;
+if(data47.probe_path !== undefined){
+let data52 = data47.probe_path;
 const _errs132 = errors;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+if(typeof data52 !== "string"){
 let dataType44 = typeof data52;
 let coerced44 = undefined;
 if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data52 === null
-              || (dataType44 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
-coerced44 = +data52;
+if(dataType44 == "number" || dataType44 == "boolean"){
+coerced44 = "" + data52;
+}
+else if(data52 === null){
+coerced44 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data52}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data52 = coerced44;
-if(data46 !== undefined){
-data46["probe_timeout_ms"] = coerced44;
+if(data47 !== undefined){
+data47["probe_path"] = coerced44;
 }
 }
 }
 if(errors === _errs132){
-if(typeof data52 == "number"){
-if(data52 < 1 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data52}];
+if(typeof data52 === "string"){
+if(!pattern2.test(data52)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data52}];
 return false;
 }
 }
 }
 var valid15 = _errs132 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data47.probe_timeout_ms !== undefined){
+let data53 = data47.probe_timeout_ms;
+const _errs134 = errors;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+let dataType45 = typeof data53;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 === "boolean" || data53 === null
+              || (dataType45 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced45 = +data53;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data53}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data53 = coerced45;
+if(data47 !== undefined){
+data47["probe_timeout_ms"] = coerced45;
+}
+}
+}
+if(errors === _errs134){
+if(typeof data53 == "number"){
+if(data53 < 1 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data53}];
+return false;
+}
+}
+}
+var valid15 = _errs134 === errors;
 }
 else {
 var valid15 = true;
@@ -2206,69 +2244,32 @@ var valid15 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data47}];
 return false;
 }
 }
-var valid0 = _errs119 === errors;
+var valid0 = _errs121 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data53 = data.http;
-const _errs134 = errors;
-if(errors === _errs134){
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+let data54 = data.http;
 const _errs136 = errors;
-for(const key13 in data53){
+if(errors === _errs136){
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+const _errs138 = errors;
+for(const key13 in data54){
 if(!(func2.call(schema11.properties.http.properties, key13))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data54}];
 return false;
 break;
 }
 }
-if(_errs136 === errors){
-if(data53.body_limit_bytes !== undefined){
-let data54 = data53.body_limit_bytes;
-const _errs137 = errors;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-let dataType45 = typeof data54;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data54 === null
-              || (dataType45 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced45 = +data54;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data54}];
-return false;
-}
-}
-if(coerced45 !== undefined){
-data54 = coerced45;
-if(data53 !== undefined){
-data53["body_limit_bytes"] = coerced45;
-}
-}
-}
-if(errors === _errs137){
-if(typeof data54 == "number"){
-if(data54 < 1024 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data54}];
-return false;
-}
-}
-}
-var valid16 = _errs137 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data53.sse_keepalive_ms !== undefined){
-let data55 = data53.sse_keepalive_ms;
+if(_errs138 === errors){
+if(data54.body_limit_bytes !== undefined){
+let data55 = data54.body_limit_bytes;
 const _errs139 = errors;
 if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
 let dataType46 = typeof data55;
@@ -2279,21 +2280,21 @@ if(dataType46 === "boolean" || data55 === null
 coerced46 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data55}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data55 = coerced46;
-if(data53 !== undefined){
-data53["sse_keepalive_ms"] = coerced46;
+if(data54 !== undefined){
+data54["body_limit_bytes"] = coerced46;
 }
 }
 }
 if(errors === _errs139){
 if(typeof data55 == "number"){
-if(data55 < 100 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data55}];
+if(data55 < 1024 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data55}];
 return false;
 }
 }
@@ -2304,8 +2305,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.headers_timeout_ms !== undefined){
-let data56 = data53.headers_timeout_ms;
+if(data54.sse_keepalive_ms !== undefined){
+let data56 = data54.sse_keepalive_ms;
 const _errs141 = errors;
 if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
 let dataType47 = typeof data56;
@@ -2316,21 +2317,21 @@ if(dataType47 === "boolean" || data56 === null
 coerced47 = +data56;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data56}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data56 = coerced47;
-if(data53 !== undefined){
-data53["headers_timeout_ms"] = coerced47;
+if(data54 !== undefined){
+data54["sse_keepalive_ms"] = coerced47;
 }
 }
 }
 if(errors === _errs141){
 if(typeof data56 == "number"){
 if(data56 < 100 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data56}];
 return false;
 }
 }
@@ -2341,8 +2342,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.request_timeout_ms !== undefined){
-let data57 = data53.request_timeout_ms;
+if(data54.headers_timeout_ms !== undefined){
+let data57 = data54.headers_timeout_ms;
 const _errs143 = errors;
 if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
 let dataType48 = typeof data57;
@@ -2353,21 +2354,21 @@ if(dataType48 === "boolean" || data57 === null
 coerced48 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data57}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data57 = coerced48;
-if(data53 !== undefined){
-data53["request_timeout_ms"] = coerced48;
+if(data54 !== undefined){
+data54["headers_timeout_ms"] = coerced48;
 }
 }
 }
 if(errors === _errs143){
 if(typeof data57 == "number"){
-if(data57 < 0 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data57}];
+if(data57 < 100 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data57}];
 return false;
 }
 }
@@ -2378,8 +2379,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.body_idle_timeout_ms !== undefined){
-let data58 = data53.body_idle_timeout_ms;
+if(data54.request_timeout_ms !== undefined){
+let data58 = data54.request_timeout_ms;
 const _errs145 = errors;
 if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
 let dataType49 = typeof data58;
@@ -2390,21 +2391,21 @@ if(dataType49 === "boolean" || data58 === null
 coerced49 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data58}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data58 = coerced49;
-if(data53 !== undefined){
-data53["body_idle_timeout_ms"] = coerced49;
+if(data54 !== undefined){
+data54["request_timeout_ms"] = coerced49;
 }
 }
 }
 if(errors === _errs145){
 if(typeof data58 == "number"){
-if(data58 < 100 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data58}];
+if(data58 < 0 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data58}];
 return false;
 }
 }
@@ -2415,8 +2416,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.keep_alive_timeout_ms !== undefined){
-let data59 = data53.keep_alive_timeout_ms;
+if(data54.body_idle_timeout_ms !== undefined){
+let data59 = data54.body_idle_timeout_ms;
 const _errs147 = errors;
 if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
 let dataType50 = typeof data59;
@@ -2427,21 +2428,21 @@ if(dataType50 === "boolean" || data59 === null
 coerced50 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data59}];
 return false;
 }
 }
 if(coerced50 !== undefined){
 data59 = coerced50;
-if(data53 !== undefined){
-data53["keep_alive_timeout_ms"] = coerced50;
+if(data54 !== undefined){
+data54["body_idle_timeout_ms"] = coerced50;
 }
 }
 }
 if(errors === _errs147){
 if(typeof data59 == "number"){
-if(data59 < 0 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data59}];
+if(data59 < 100 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data59}];
 return false;
 }
 }
@@ -2452,8 +2453,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_connections !== undefined){
-let data60 = data53.max_connections;
+if(data54.keep_alive_timeout_ms !== undefined){
+let data60 = data54.keep_alive_timeout_ms;
 const _errs149 = errors;
 if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
 let dataType51 = typeof data60;
@@ -2464,21 +2465,21 @@ if(dataType51 === "boolean" || data60 === null
 coerced51 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data60}];
 return false;
 }
 }
 if(coerced51 !== undefined){
 data60 = coerced51;
-if(data53 !== undefined){
-data53["max_connections"] = coerced51;
+if(data54 !== undefined){
+data54["keep_alive_timeout_ms"] = coerced51;
 }
 }
 }
 if(errors === _errs149){
 if(typeof data60 == "number"){
 if(data60 < 0 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data60}];
 return false;
 }
 }
@@ -2489,8 +2490,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.listen_backlog !== undefined){
-let data61 = data53.listen_backlog;
+if(data54.max_connections !== undefined){
+let data61 = data54.max_connections;
 const _errs151 = errors;
 if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
 let dataType52 = typeof data61;
@@ -2501,21 +2502,21 @@ if(dataType52 === "boolean" || data61 === null
 coerced52 = +data61;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data61}];
 return false;
 }
 }
 if(coerced52 !== undefined){
 data61 = coerced52;
-if(data53 !== undefined){
-data53["listen_backlog"] = coerced52;
+if(data54 !== undefined){
+data54["max_connections"] = coerced52;
 }
 }
 }
 if(errors === _errs151){
 if(typeof data61 == "number"){
-if(data61 < 1 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data61}];
+if(data61 < 0 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data61}];
 return false;
 }
 }
@@ -2526,8 +2527,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_messages !== undefined){
-let data62 = data53.max_messages;
+if(data54.listen_backlog !== undefined){
+let data62 = data54.listen_backlog;
 const _errs153 = errors;
 if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
 let dataType53 = typeof data62;
@@ -2538,21 +2539,21 @@ if(dataType53 === "boolean" || data62 === null
 coerced53 = +data62;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data62}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data62 = coerced53;
-if(data53 !== undefined){
-data53["max_messages"] = coerced53;
+if(data54 !== undefined){
+data54["listen_backlog"] = coerced53;
 }
 }
 }
 if(errors === _errs153){
 if(typeof data62 == "number"){
 if(data62 < 1 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data62}];
 return false;
 }
 }
@@ -2563,8 +2564,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_choices !== undefined){
-let data63 = data53.max_choices;
+if(data54.max_messages !== undefined){
+let data63 = data54.max_messages;
 const _errs155 = errors;
 if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
 let dataType54 = typeof data63;
@@ -2575,28 +2576,22 @@ if(dataType54 === "boolean" || data63 === null
 coerced54 = +data63;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data63}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data63 = coerced54;
-if(data53 !== undefined){
-data53["max_choices"] = coerced54;
+if(data54 !== undefined){
+data54["max_messages"] = coerced54;
 }
 }
 }
 if(errors === _errs155){
 if(typeof data63 == "number"){
-if(data63 > 128 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data63}];
-return false;
-}
-else {
 if(data63 < 1 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data63}];
 return false;
-}
 }
 }
 }
@@ -2606,8 +2601,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_json_depth !== undefined){
-let data64 = data53.max_json_depth;
+if(data54.max_choices !== undefined){
+let data64 = data54.max_choices;
 const _errs157 = errors;
 if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
 let dataType55 = typeof data64;
@@ -2618,26 +2613,26 @@ if(dataType55 === "boolean" || data64 === null
 coerced55 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data64}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data64 = coerced55;
-if(data53 !== undefined){
-data53["max_json_depth"] = coerced55;
+if(data54 !== undefined){
+data54["max_choices"] = coerced55;
 }
 }
 }
 if(errors === _errs157){
 if(typeof data64 == "number"){
-if(data64 > 1000 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data64}];
+if(data64 > 128 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data64}];
 return false;
 }
 else {
-if(data64 < 2 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data64}];
+if(data64 < 1 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data64}];
 return false;
 }
 }
@@ -2649,8 +2644,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_body_bytes_in_flight !== undefined){
-let data65 = data53.max_body_bytes_in_flight;
+if(data54.max_json_depth !== undefined){
+let data65 = data54.max_json_depth;
 const _errs159 = errors;
 if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
 let dataType56 = typeof data65;
@@ -2661,22 +2656,28 @@ if(dataType56 === "boolean" || data65 === null
 coerced56 = +data65;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data65}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data65 = coerced56;
-if(data53 !== undefined){
-data53["max_body_bytes_in_flight"] = coerced56;
+if(data54 !== undefined){
+data54["max_json_depth"] = coerced56;
 }
 }
 }
 if(errors === _errs159){
 if(typeof data65 == "number"){
-if(data65 < 1024 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data65}];
+if(data65 > 1000 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data65}];
 return false;
+}
+else {
+if(data65 < 2 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data65}];
+return false;
+}
 }
 }
 }
@@ -2686,8 +2687,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_body_bytes_in_flight_per_key !== undefined){
-let data66 = data53.max_body_bytes_in_flight_per_key;
+if(data54.max_body_bytes_in_flight !== undefined){
+let data66 = data54.max_body_bytes_in_flight;
 const _errs161 = errors;
 if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
 let dataType57 = typeof data66;
@@ -2698,21 +2699,21 @@ if(dataType57 === "boolean" || data66 === null
 coerced57 = +data66;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data66}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data66 = coerced57;
-if(data53 !== undefined){
-data53["max_body_bytes_in_flight_per_key"] = coerced57;
+if(data54 !== undefined){
+data54["max_body_bytes_in_flight"] = coerced57;
 }
 }
 }
 if(errors === _errs161){
 if(typeof data66 == "number"){
 if(data66 < 1024 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data66}];
 return false;
 }
 }
@@ -2723,8 +2724,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_body_bytes_in_flight_per_account !== undefined){
-let data67 = data53.max_body_bytes_in_flight_per_account;
+if(data54.max_body_bytes_in_flight_per_key !== undefined){
+let data67 = data54.max_body_bytes_in_flight_per_key;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2735,21 +2736,21 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
-if(data53 !== undefined){
-data53["max_body_bytes_in_flight_per_account"] = coerced58;
+if(data54 !== undefined){
+data54["max_body_bytes_in_flight_per_key"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
 if(data67 < 1024 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data67}];
 return false;
 }
 }
@@ -2760,8 +2761,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_body_bytes_in_flight_per_ip !== undefined){
-let data68 = data53.max_body_bytes_in_flight_per_ip;
+if(data54.max_body_bytes_in_flight_per_account !== undefined){
+let data68 = data54.max_body_bytes_in_flight_per_account;
 const _errs165 = errors;
 if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
 let dataType59 = typeof data68;
@@ -2772,21 +2773,21 @@ if(dataType59 === "boolean" || data68 === null
 coerced59 = +data68;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data68}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data68 = coerced59;
-if(data53 !== undefined){
-data53["max_body_bytes_in_flight_per_ip"] = coerced59;
+if(data54 !== undefined){
+data54["max_body_bytes_in_flight_per_account"] = coerced59;
 }
 }
 }
 if(errors === _errs165){
 if(typeof data68 == "number"){
 if(data68 < 1024 || isNaN(data68)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data68}];
 return false;
 }
 }
@@ -2797,8 +2798,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.max_drain_bytes !== undefined){
-let data69 = data53.max_drain_bytes;
+if(data54.max_body_bytes_in_flight_per_ip !== undefined){
+let data69 = data54.max_body_bytes_in_flight_per_ip;
 const _errs167 = errors;
 if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
 let dataType60 = typeof data69;
@@ -2809,21 +2810,21 @@ if(dataType60 === "boolean" || data69 === null
 coerced60 = +data69;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data69}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data69 = coerced60;
-if(data53 !== undefined){
-data53["max_drain_bytes"] = coerced60;
+if(data54 !== undefined){
+data54["max_body_bytes_in_flight_per_ip"] = coerced60;
 }
 }
 }
 if(errors === _errs167){
 if(typeof data69 == "number"){
-if(data69 < 0 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data69}];
+if(data69 < 1024 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data69}];
 return false;
 }
 }
@@ -2834,8 +2835,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data53.drain_timeout_ms !== undefined){
-let data70 = data53.drain_timeout_ms;
+if(data54.max_drain_bytes !== undefined){
+let data70 = data54.max_drain_bytes;
 const _errs169 = errors;
 if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
 let dataType61 = typeof data70;
@@ -2846,26 +2847,63 @@ if(dataType61 === "boolean" || data70 === null
 coerced61 = +data70;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data70}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data70 = coerced61;
-if(data53 !== undefined){
-data53["drain_timeout_ms"] = coerced61;
+if(data54 !== undefined){
+data54["max_drain_bytes"] = coerced61;
 }
 }
 }
 if(errors === _errs169){
 if(typeof data70 == "number"){
 if(data70 < 0 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data70}];
 return false;
 }
 }
 }
 var valid16 = _errs169 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data54.drain_timeout_ms !== undefined){
+let data71 = data54.drain_timeout_ms;
+const _errs171 = errors;
+if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
+let dataType62 = typeof data71;
+let coerced62 = undefined;
+if(!(coerced62 !== undefined)){
+if(dataType62 === "boolean" || data71 === null
+              || (dataType62 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
+coerced62 = +data71;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data71}];
+return false;
+}
+}
+if(coerced62 !== undefined){
+data71 = coerced62;
+if(data54 !== undefined){
+data54["drain_timeout_ms"] = coerced62;
+}
+}
+}
+if(errors === _errs171){
+if(typeof data71 == "number"){
+if(data71 < 0 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data71}];
+return false;
+}
+}
+}
+var valid16 = _errs171 === errors;
 }
 else {
 var valid16 = true;
@@ -2889,78 +2927,78 @@ var valid16 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data54}];
 return false;
 }
 }
-var valid0 = _errs134 === errors;
+var valid0 = _errs136 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data71 = data.log;
-const _errs171 = errors;
-if(errors === _errs171){
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+let data72 = data.log;
 const _errs173 = errors;
-for(const key14 in data71){
+if(errors === _errs173){
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+const _errs175 = errors;
+for(const key14 in data72){
 if(!((key14 === "bodies") || (key14 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data72}];
 return false;
 break;
 }
 }
-if(_errs173 === errors){
-if(data71.bodies !== undefined){
-let data72 = data71.bodies;
-const _errs174 = errors;
-if(typeof data72 !== "boolean"){
-let coerced62 = undefined;
-if(!(coerced62 !== undefined)){
-if(data72 === "false" || data72 === 0 || data72 === null){
-coerced62 = false;
+if(_errs175 === errors){
+if(data72.bodies !== undefined){
+let data73 = data72.bodies;
+const _errs176 = errors;
+if(typeof data73 !== "boolean"){
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(data73 === "false" || data73 === 0 || data73 === null){
+coerced63 = false;
 }
-else if(data72 === "true" || data72 === 1){
-coerced62 = true;
+else if(data73 === "true" || data73 === 1){
+coerced63 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data73}];
 return false;
 }
 }
-if(coerced62 !== undefined){
-data72 = coerced62;
-if(data71 !== undefined){
-data71["bodies"] = coerced62;
+if(coerced63 !== undefined){
+data73 = coerced63;
+if(data72 !== undefined){
+data72["bodies"] = coerced63;
 }
 }
 }
-var valid17 = _errs174 === errors;
+var valid17 = _errs176 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data71.format !== undefined){
-let data73 = data71.format;
-const _errs176 = errors;
-const _errs177 = errors;
-let valid18 = false;
+if(data72.format !== undefined){
+let data74 = data72.format;
 const _errs178 = errors;
-if(typeof data73 !== "string"){
-let dataType63 = typeof data73;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 == "number" || dataType63 == "boolean"){
-coerced63 = "" + data73;
+const _errs179 = errors;
+let valid18 = false;
+const _errs180 = errors;
+if(typeof data74 !== "string"){
+let dataType64 = typeof data74;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 == "number" || dataType64 == "boolean"){
+coerced64 = "" + data74;
 }
-else if(data73 === null){
-coerced63 = "";
+else if(data74 === null){
+coerced64 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data73};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data74};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2970,15 +3008,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced63 !== undefined){
-data73 = coerced63;
-if(data71 !== undefined){
-data71["format"] = coerced63;
+if(coerced64 !== undefined){
+data74 = coerced64;
+if(data72 !== undefined){
+data72["format"] = coerced64;
 }
 }
 }
-if("auto" !== data73){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data73};
+if("auto" !== data74){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data74};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2987,22 +3025,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs178 === errors;
+var _valid1 = _errs180 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs180 = errors;
-if(typeof data73 !== "string"){
-let dataType64 = typeof data73;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 == "number" || dataType64 == "boolean"){
-coerced64 = "" + data73;
+const _errs182 = errors;
+if(typeof data74 !== "string"){
+let dataType65 = typeof data74;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 == "number" || dataType65 == "boolean"){
+coerced65 = "" + data74;
 }
-else if(data73 === null){
-coerced64 = "";
+else if(data74 === null){
+coerced65 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data73};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data74};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3012,15 +3050,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced64 !== undefined){
-data73 = coerced64;
-if(data71 !== undefined){
-data71["format"] = coerced64;
+if(coerced65 !== undefined){
+data74 = coerced65;
+if(data72 !== undefined){
+data72["format"] = coerced65;
 }
 }
 }
-if("json" !== data73){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data73};
+if("json" !== data74){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data74};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3029,22 +3067,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs180 === errors;
+var _valid1 = _errs182 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs182 = errors;
-if(typeof data73 !== "string"){
-let dataType65 = typeof data73;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 == "number" || dataType65 == "boolean"){
-coerced65 = "" + data73;
+const _errs184 = errors;
+if(typeof data74 !== "string"){
+let dataType66 = typeof data74;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 == "number" || dataType66 == "boolean"){
+coerced66 = "" + data74;
 }
-else if(data73 === null){
-coerced65 = "";
+else if(data74 === null){
+coerced66 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data73};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data74};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3054,15 +3092,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced65 !== undefined){
-data73 = coerced65;
-if(data71 !== undefined){
-data71["format"] = coerced65;
+if(coerced66 !== undefined){
+data74 = coerced66;
+if(data72 !== undefined){
+data72["format"] = coerced66;
 }
 }
 }
-if("pretty" !== data73){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data73};
+if("pretty" !== data74){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data74};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3071,12 +3109,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs182 === errors;
+var _valid1 = _errs184 === errors;
 valid18 = valid18 || _valid1;
 }
 }
 if(!valid18){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data73};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data74};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3088,17 +3126,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs177;
+errors = _errs179;
 if(vErrors !== null){
-if(_errs177){
-vErrors.length = _errs177;
+if(_errs179){
+vErrors.length = _errs179;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid17 = _errs176 === errors;
+var valid17 = _errs178 === errors;
 }
 else {
 var valid17 = true;
@@ -3107,153 +3145,110 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data72}];
 return false;
 }
 }
-var valid0 = _errs171 === errors;
+var valid0 = _errs173 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data74 = data.metrics;
-const _errs184 = errors;
-if(errors === _errs184){
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+let data75 = data.metrics;
 const _errs186 = errors;
-for(const key15 in data74){
+if(errors === _errs186){
+if(data75 && typeof data75 == "object" && !Array.isArray(data75)){
+const _errs188 = errors;
+for(const key15 in data75){
 if(!((key15 === "enabled") || (key15 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data75}];
 return false;
 break;
 }
 }
-if(_errs186 === errors){
-if(data74.enabled !== undefined){
-let data75 = data74.enabled;
-const _errs187 = errors;
-if(typeof data75 !== "boolean"){
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(data75 === "false" || data75 === 0 || data75 === null){
-coerced66 = false;
+if(_errs188 === errors){
+if(data75.enabled !== undefined){
+let data76 = data75.enabled;
+const _errs189 = errors;
+if(typeof data76 !== "boolean"){
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(data76 === "false" || data76 === 0 || data76 === null){
+coerced67 = false;
 }
-else if(data75 === "true" || data75 === 1){
-coerced66 = true;
+else if(data76 === "true" || data76 === 1){
+coerced67 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data76}];
 return false;
 }
 }
-if(coerced66 !== undefined){
-data75 = coerced66;
-if(data74 !== undefined){
-data74["enabled"] = coerced66;
+if(coerced67 !== undefined){
+data76 = coerced67;
+if(data75 !== undefined){
+data75["enabled"] = coerced67;
 }
 }
 }
-var valid19 = _errs187 === errors;
+var valid19 = _errs189 === errors;
 }
 else {
 var valid19 = true;
 }
 if(valid19){
-if(data74.listen !== undefined){
-let data76 = data74.listen;
-const _errs189 = errors;
-if(errors === _errs189){
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+if(data75.listen !== undefined){
+let data77 = data75.listen;
+const _errs191 = errors;
+if(errors === _errs191){
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
 let missing1;
-if((data76.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data76}];
+if((data77.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data77}];
 return false;
 }
 else {
-const _errs191 = errors;
-for(const key16 in data76){
+const _errs193 = errors;
+for(const key16 in data77){
 if(!((key16 === "host") || (key16 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data77}];
 return false;
 break;
 }
 }
-if(_errs191 === errors){
-if(data76.host !== undefined){
-let data77 = data76.host;
-const _errs192 = errors;
-if(typeof data77 !== "string"){
-let dataType67 = typeof data77;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data77;
-}
-else if(data77 === null){
-coerced67 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data77}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data77 = coerced67;
-if(data76 !== undefined){
-data76["host"] = coerced67;
-}
-}
-}
-if(errors === _errs192){
-if(typeof data77 === "string"){
-if(func3(data77) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data77}];
-return false;
-}
-}
-}
-var valid20 = _errs192 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data76.port !== undefined){
-let data78 = data76.port;
+if(_errs193 === errors){
+if(data77.host !== undefined){
+let data78 = data77.host;
 const _errs194 = errors;
-if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+if(typeof data78 !== "string"){
 let dataType68 = typeof data78;
 let coerced68 = undefined;
 if(!(coerced68 !== undefined)){
-if(dataType68 === "boolean" || data78 === null
-              || (dataType68 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
-coerced68 = +data78;
+if(dataType68 == "number" || dataType68 == "boolean"){
+coerced68 = "" + data78;
+}
+else if(data78 === null){
+coerced68 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data78}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data78 = coerced68;
-if(data76 !== undefined){
-data76["port"] = coerced68;
+if(data77 !== undefined){
+data77["host"] = coerced68;
 }
 }
 }
 if(errors === _errs194){
-if(typeof data78 == "number"){
-if(data78 > 65535 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data78}];
+if(typeof data78 === "string"){
+if(func3(data78) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data78}];
 return false;
-}
-else {
-if(data78 < 0 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data78}];
-return false;
-}
 }
 }
 }
@@ -3262,16 +3257,59 @@ var valid20 = _errs194 === errors;
 else {
 var valid20 = true;
 }
+if(valid20){
+if(data77.port !== undefined){
+let data79 = data77.port;
+const _errs196 = errors;
+if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
+let dataType69 = typeof data79;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data79 === null
+              || (dataType69 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
+coerced69 = +data79;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data79}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data79 = coerced69;
+if(data77 !== undefined){
+data77["port"] = coerced69;
+}
+}
+}
+if(errors === _errs196){
+if(typeof data79 == "number"){
+if(data79 > 65535 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data79}];
+return false;
+}
+else {
+if(data79 < 0 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data79}];
+return false;
+}
+}
+}
+}
+var valid20 = _errs196 === errors;
+}
+else {
+var valid20 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data77}];
 return false;
 }
 }
-var valid19 = _errs189 === errors;
+var valid19 = _errs191 === errors;
 }
 else {
 var valid19 = true;
@@ -3280,57 +3318,57 @@ var valid19 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data75}];
 return false;
 }
 }
-var valid0 = _errs184 === errors;
+var valid0 = _errs186 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data79 = data.shutdown;
-const _errs196 = errors;
-if(errors === _errs196){
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+let data80 = data.shutdown;
 const _errs198 = errors;
-for(const key17 in data79){
+if(errors === _errs198){
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+const _errs200 = errors;
+for(const key17 in data80){
 if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data80}];
 return false;
 break;
 }
 }
-if(_errs198 === errors){
-if(data79.grace_ms !== undefined){
-let data80 = data79.grace_ms;
-const _errs199 = errors;
-if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
-let dataType69 = typeof data80;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 === "boolean" || data80 === null
-              || (dataType69 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
-coerced69 = +data80;
+if(_errs200 === errors){
+if(data80.grace_ms !== undefined){
+let data81 = data80.grace_ms;
+const _errs201 = errors;
+if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
+let dataType70 = typeof data81;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 === "boolean" || data81 === null
+              || (dataType70 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced70 = +data81;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data81}];
 return false;
 }
 }
-if(coerced69 !== undefined){
-data80 = coerced69;
-if(data79 !== undefined){
-data79["grace_ms"] = coerced69;
+if(coerced70 !== undefined){
+data81 = coerced70;
+if(data80 !== undefined){
+data80["grace_ms"] = coerced70;
 }
 }
 }
-if(errors === _errs199){
-if(typeof data80 == "number"){
-if(data80 < 0 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data80}];
+if(errors === _errs201){
+if(typeof data81 == "number"){
+if(data81 < 0 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data81}];
 return false;
 }
 }
@@ -3339,99 +3377,51 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data80}];
 return false;
 }
 }
-var valid0 = _errs196 === errors;
+var valid0 = _errs198 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data81 = data.nodes;
-const _errs201 = errors;
-if(errors === _errs201){
-if(Array.isArray(data81)){
-if(data81.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data81}];
+let data82 = data.nodes;
+const _errs203 = errors;
+if(errors === _errs203){
+if(Array.isArray(data82)){
+if(data82.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data82}];
 return false;
 }
 else {
 var valid22 = true;
-const len2 = data81.length;
+const len2 = data82.length;
 for(let i2=0; i2<len2; i2++){
-let data82 = data81[i2];
-const _errs203 = errors;
-if(errors === _errs203){
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+let data83 = data82[i2];
+const _errs205 = errors;
+if(errors === _errs205){
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
 let missing2;
-if(((data82.id === undefined) && (missing2 = "id")) || ((data82.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data82}];
+if(((data83.id === undefined) && (missing2 = "id")) || ((data83.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data83}];
 return false;
 }
 else {
-const _errs205 = errors;
-for(const key18 in data82){
+const _errs207 = errors;
+for(const key18 in data83){
 if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data83}];
 return false;
 break;
 }
 }
-if(_errs205 === errors){
-if(data82.id !== undefined){
-let data83 = data82.id;
-const _errs206 = errors;
-if(typeof data83 !== "string"){
-let dataType70 = typeof data83;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data83;
-}
-else if(data83 === null){
-coerced70 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data83}];
-return false;
-}
-}
-if(coerced70 !== undefined){
-data83 = coerced70;
-if(data82 !== undefined){
-data82["id"] = coerced70;
-}
-}
-}
-if(errors === _errs206){
-if(typeof data83 === "string"){
-if(func3(data83) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data83}];
-return false;
-}
-else {
-if(!pattern3.test(data83)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data83}];
-return false;
-}
-}
-}
-}
-var valid23 = _errs206 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data82.provider !== undefined){
-let data84 = data82.provider;
+if(_errs207 === errors){
+if(data83.id !== undefined){
+let data84 = data83.id;
 const _errs208 = errors;
-const _errs209 = errors;
-let valid24 = false;
-const _errs210 = errors;
 if(typeof data84 !== "string"){
 let dataType71 = typeof data84;
 let coerced71 = undefined;
@@ -3443,184 +3433,28 @@ else if(data84 === null){
 coerced71 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data84};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data84}];
+return false;
 }
 }
 if(coerced71 !== undefined){
 data84 = coerced71;
-if(data82 !== undefined){
-data82["provider"] = coerced71;
+if(data83 !== undefined){
+data83["id"] = coerced71;
 }
 }
 }
-if("openai" !== data84){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data84};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs210 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs212 = errors;
-if(typeof data84 !== "string"){
-let dataType72 = typeof data84;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data84;
-}
-else if(data84 === null){
-coerced72 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data84};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced72 !== undefined){
-data84 = coerced72;
-if(data82 !== undefined){
-data82["provider"] = coerced72;
-}
-}
-}
-if("anthropic" !== data84){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data84};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs212 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs214 = errors;
-if(typeof data84 !== "string"){
-let dataType73 = typeof data84;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data84;
-}
-else if(data84 === null){
-coerced73 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data84};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced73 !== undefined){
-data84 = coerced73;
-if(data82 !== undefined){
-data82["provider"] = coerced73;
-}
-}
-}
-if("gemini" !== data84){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data84};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid2 = _errs214 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs216 = errors;
-if(typeof data84 !== "string"){
-let dataType74 = typeof data84;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data84;
-}
-else if(data84 === null){
-coerced74 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data84};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced74 !== undefined){
-data84 = coerced74;
-if(data82 !== undefined){
-data82["provider"] = coerced74;
-}
-}
-}
-if("simulated" !== data84){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data84};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs216 === errors;
-valid24 = valid24 || _valid2;
-}
-}
-}
-if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data84};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs208){
+if(typeof data84 === "string"){
+if(func3(data84) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data84}];
 return false;
 }
 else {
-errors = _errs209;
-if(vErrors !== null){
-if(_errs209){
-vErrors.length = _errs209;
+if(!pattern3.test(data84)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data84}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -3630,8 +3464,137 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data82.base_url !== undefined){
-let data85 = data82.base_url;
+if(data83.provider !== undefined){
+let data85 = data83.provider;
+const _errs210 = errors;
+const _errs211 = errors;
+let valid24 = false;
+const _errs212 = errors;
+if(typeof data85 !== "string"){
+let dataType72 = typeof data85;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data85;
+}
+else if(data85 === null){
+coerced72 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data85};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced72 !== undefined){
+data85 = coerced72;
+if(data83 !== undefined){
+data83["provider"] = coerced72;
+}
+}
+}
+if("openai" !== data85){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data85};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs212 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
+const _errs214 = errors;
+if(typeof data85 !== "string"){
+let dataType73 = typeof data85;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data85;
+}
+else if(data85 === null){
+coerced73 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data85};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced73 !== undefined){
+data85 = coerced73;
+if(data83 !== undefined){
+data83["provider"] = coerced73;
+}
+}
+}
+if("anthropic" !== data85){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data85};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs214 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
+const _errs216 = errors;
+if(typeof data85 !== "string"){
+let dataType74 = typeof data85;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data85;
+}
+else if(data85 === null){
+coerced74 = "";
+}
+else {
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data85};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(coerced74 !== undefined){
+data85 = coerced74;
+if(data83 !== undefined){
+data83["provider"] = coerced74;
+}
+}
+}
+if("gemini" !== data85){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data85};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs216 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
 const _errs218 = errors;
 if(typeof data85 !== "string"){
 let dataType75 = typeof data85;
@@ -3644,33 +3607,69 @@ else if(data85 === null){
 coerced75 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data85}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data85};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced75 !== undefined){
 data85 = coerced75;
-if(data82 !== undefined){
-data82["base_url"] = coerced75;
+if(data83 !== undefined){
+data83["provider"] = coerced75;
 }
 }
 }
-if(errors === _errs218){
-if(typeof data85 === "string"){
-if(!pattern4.test(data85)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data85}];
+if("simulated" !== data85){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data85};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs218 === errors;
+valid24 = valid24 || _valid2;
+}
+}
+}
+if(!valid24){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data85};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs211;
+if(vErrors !== null){
+if(_errs211){
+vErrors.length = _errs211;
+}
+else {
+vErrors = null;
 }
 }
-var valid23 = _errs218 === errors;
+}
+var valid23 = _errs210 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data82.api_key !== undefined){
-let data86 = data82.api_key;
+if(data83.base_url !== undefined){
+let data86 = data83.base_url;
 const _errs220 = errors;
 if(typeof data86 !== "string"){
 let dataType76 = typeof data86;
@@ -3683,14 +3682,22 @@ else if(data86 === null){
 coerced76 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data86}];
 return false;
 }
 }
 if(coerced76 !== undefined){
 data86 = coerced76;
-if(data82 !== undefined){
-data82["api_key"] = coerced76;
+if(data83 !== undefined){
+data83["base_url"] = coerced76;
+}
+}
+}
+if(errors === _errs220){
+if(typeof data86 === "string"){
+if(!pattern4.test(data86)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data86}];
+return false;
 }
 }
 }
@@ -3700,34 +3707,28 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data82.max_concurrency !== undefined){
-let data87 = data82.max_concurrency;
+if(data83.api_key !== undefined){
+let data87 = data83.api_key;
 const _errs222 = errors;
-if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
+if(typeof data87 !== "string"){
 let dataType77 = typeof data87;
 let coerced77 = undefined;
 if(!(coerced77 !== undefined)){
-if(dataType77 === "boolean" || data87 === null
-              || (dataType77 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
-coerced77 = +data87;
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data87;
+}
+else if(data87 === null){
+coerced77 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data87}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data87 = coerced77;
-if(data82 !== undefined){
-data82["max_concurrency"] = coerced77;
-}
-}
-}
-if(errors === _errs222){
-if(typeof data87 == "number"){
-if(data87 < 1 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data87}];
-return false;
+if(data83 !== undefined){
+data83["api_key"] = coerced77;
 }
 }
 }
@@ -3737,33 +3738,33 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data82.weight !== undefined){
-let data88 = data82.weight;
+if(data83.max_concurrency !== undefined){
+let data88 = data83.max_concurrency;
 const _errs224 = errors;
-if(!(typeof data88 == "number")){
+if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
 let dataType78 = typeof data88;
 let coerced78 = undefined;
 if(!(coerced78 !== undefined)){
-if(dataType78 == "boolean" || data88 === null
-              || (dataType78 == "string" && data88 && data88 == +data88)){
+if(dataType78 === "boolean" || data88 === null
+              || (dataType78 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
 coerced78 = +data88;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data88}];
 return false;
 }
 }
 if(coerced78 !== undefined){
 data88 = coerced78;
-if(data82 !== undefined){
-data82["weight"] = coerced78;
+if(data83 !== undefined){
+data83["max_concurrency"] = coerced78;
 }
 }
 }
 if(errors === _errs224){
 if(typeof data88 == "number"){
-if(data88 <= 0 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data88}];
+if(data88 < 1 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data88}];
 return false;
 }
 }
@@ -3774,59 +3775,59 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data82.timeouts !== undefined){
-let data89 = data82.timeouts;
+if(data83.weight !== undefined){
+let data89 = data83.weight;
 const _errs226 = errors;
-if(errors === _errs226){
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-const _errs228 = errors;
-for(const key19 in data89){
-if(!((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data89}];
-return false;
-break;
-}
-}
-if(_errs228 === errors){
-if(data89.connect_ms !== undefined){
-let data90 = data89.connect_ms;
-const _errs229 = errors;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
-let dataType79 = typeof data90;
+if(!(typeof data89 == "number")){
+let dataType79 = typeof data89;
 let coerced79 = undefined;
 if(!(coerced79 !== undefined)){
-if(dataType79 === "boolean" || data90 === null
-              || (dataType79 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
-coerced79 = +data90;
+if(dataType79 == "boolean" || data89 === null
+              || (dataType79 == "string" && data89 && data89 == +data89)){
+coerced79 = +data89;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data89}];
 return false;
 }
 }
 if(coerced79 !== undefined){
-data90 = coerced79;
-if(data89 !== undefined){
-data89["connect_ms"] = coerced79;
+data89 = coerced79;
+if(data83 !== undefined){
+data83["weight"] = coerced79;
 }
 }
 }
-if(errors === _errs229){
-if(typeof data90 == "number"){
-if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data90}];
+if(errors === _errs226){
+if(typeof data89 == "number"){
+if(data89 <= 0 || isNaN(data89)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data89}];
 return false;
 }
 }
 }
-var valid25 = _errs229 === errors;
+var valid23 = _errs226 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data89.first_byte_ms !== undefined){
-let data91 = data89.first_byte_ms;
+if(valid23){
+if(data83.timeouts !== undefined){
+let data90 = data83.timeouts;
+const _errs228 = errors;
+if(errors === _errs228){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+const _errs230 = errors;
+for(const key19 in data90){
+if(!((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data90}];
+return false;
+break;
+}
+}
+if(_errs230 === errors){
+if(data90.connect_ms !== undefined){
+let data91 = data90.connect_ms;
 const _errs231 = errors;
 if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
 let dataType80 = typeof data91;
@@ -3837,21 +3838,21 @@ if(dataType80 === "boolean" || data91 === null
 coerced80 = +data91;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data91}];
 return false;
 }
 }
 if(coerced80 !== undefined){
 data91 = coerced80;
-if(data89 !== undefined){
-data89["first_byte_ms"] = coerced80;
+if(data90 !== undefined){
+data90["connect_ms"] = coerced80;
 }
 }
 }
 if(errors === _errs231){
 if(typeof data91 == "number"){
 if(data91 < 1 || isNaN(data91)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data91}];
 return false;
 }
 }
@@ -3862,8 +3863,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data89.idle_ms !== undefined){
-let data92 = data89.idle_ms;
+if(data90.first_byte_ms !== undefined){
+let data92 = data90.first_byte_ms;
 const _errs233 = errors;
 if(!((typeof data92 == "number") && (!(data92 % 1) && !isNaN(data92)))){
 let dataType81 = typeof data92;
@@ -3874,21 +3875,21 @@ if(dataType81 === "boolean" || data92 === null
 coerced81 = +data92;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data92}];
 return false;
 }
 }
 if(coerced81 !== undefined){
 data92 = coerced81;
-if(data89 !== undefined){
-data89["idle_ms"] = coerced81;
+if(data90 !== undefined){
+data90["first_byte_ms"] = coerced81;
 }
 }
 }
 if(errors === _errs233){
 if(typeof data92 == "number"){
 if(data92 < 1 || isNaN(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data92}];
 return false;
 }
 }
@@ -3899,8 +3900,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data89.total_ms !== undefined){
-let data93 = data89.total_ms;
+if(data90.idle_ms !== undefined){
+let data93 = data90.idle_ms;
 const _errs235 = errors;
 if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
 let dataType82 = typeof data93;
@@ -3911,26 +3912,63 @@ if(dataType82 === "boolean" || data93 === null
 coerced82 = +data93;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data93}];
 return false;
 }
 }
 if(coerced82 !== undefined){
 data93 = coerced82;
-if(data89 !== undefined){
-data89["total_ms"] = coerced82;
+if(data90 !== undefined){
+data90["idle_ms"] = coerced82;
 }
 }
 }
 if(errors === _errs235){
 if(typeof data93 == "number"){
 if(data93 < 1 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data93}];
 return false;
 }
 }
 }
 var valid25 = _errs235 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data90.total_ms !== undefined){
+let data94 = data90.total_ms;
+const _errs237 = errors;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+let dataType83 = typeof data94;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data94 === null
+              || (dataType83 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced83 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data94}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data94 = coerced83;
+if(data90 !== undefined){
+data90["total_ms"] = coerced83;
+}
+}
+}
+if(errors === _errs237){
+if(typeof data94 == "number"){
+if(data94 < 1 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data94}];
+return false;
+}
+}
+}
+var valid25 = _errs237 === errors;
 }
 else {
 var valid25 = true;
@@ -3941,69 +3979,32 @@ var valid25 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data90}];
 return false;
 }
 }
-var valid23 = _errs226 === errors;
+var valid23 = _errs228 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data82.replies !== undefined){
-let data94 = data82.replies;
-const _errs237 = errors;
-if(errors === _errs237){
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(data83.replies !== undefined){
+let data95 = data83.replies;
 const _errs239 = errors;
-for(const key20 in data94){
+if(errors === _errs239){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+const _errs241 = errors;
+for(const key20 in data95){
 if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data95}];
 return false;
 break;
 }
 }
-if(_errs239 === errors){
-if(data94.max_json_bytes !== undefined){
-let data95 = data94.max_json_bytes;
-const _errs240 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType83 = typeof data95;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data95 === null
-              || (dataType83 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced83 = +data95;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data95}];
-return false;
-}
-}
-if(coerced83 !== undefined){
-data95 = coerced83;
-if(data94 !== undefined){
-data94["max_json_bytes"] = coerced83;
-}
-}
-}
-if(errors === _errs240){
-if(typeof data95 == "number"){
-if(data95 < 1024 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data95}];
-return false;
-}
-}
-}
-var valid26 = _errs240 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data94.max_event_bytes !== undefined){
-let data96 = data94.max_event_bytes;
+if(_errs241 === errors){
+if(data95.max_json_bytes !== undefined){
+let data96 = data95.max_json_bytes;
 const _errs242 = errors;
 if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
 let dataType84 = typeof data96;
@@ -4014,21 +4015,21 @@ if(dataType84 === "boolean" || data96 === null
 coerced84 = +data96;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data96}];
 return false;
 }
 }
 if(coerced84 !== undefined){
 data96 = coerced84;
-if(data94 !== undefined){
-data94["max_event_bytes"] = coerced84;
+if(data95 !== undefined){
+data95["max_json_bytes"] = coerced84;
 }
 }
 }
 if(errors === _errs242){
 if(typeof data96 == "number"){
 if(data96 < 1024 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data96}];
 return false;
 }
 }
@@ -4038,38 +4039,75 @@ var valid26 = _errs242 === errors;
 else {
 var valid26 = true;
 }
+if(valid26){
+if(data95.max_event_bytes !== undefined){
+let data97 = data95.max_event_bytes;
+const _errs244 = errors;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+let dataType85 = typeof data97;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data97 === null
+              || (dataType85 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
+coerced85 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data97}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data97 = coerced85;
+if(data95 !== undefined){
+data95["max_event_bytes"] = coerced85;
+}
+}
+}
+if(errors === _errs244){
+if(typeof data97 == "number"){
+if(data97 < 1024 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data97}];
+return false;
+}
+}
+}
+var valid26 = _errs244 === errors;
+}
+else {
+var valid26 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data95}];
 return false;
 }
 }
-var valid23 = _errs237 === errors;
+var valid23 = _errs239 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data82.reasoning_param !== undefined){
-let data97 = data82.reasoning_param;
-const _errs244 = errors;
-const _errs245 = errors;
-let valid27 = false;
+if(data83.reasoning_param !== undefined){
+let data98 = data83.reasoning_param;
 const _errs246 = errors;
-if(typeof data97 !== "string"){
-let dataType85 = typeof data97;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data97;
+const _errs247 = errors;
+let valid27 = false;
+const _errs248 = errors;
+if(typeof data98 !== "string"){
+let dataType86 = typeof data98;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data98;
 }
-else if(data97 === null){
-coerced85 = "";
+else if(data98 === null){
+coerced86 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data97};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data98};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4079,15 +4117,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced85 !== undefined){
-data97 = coerced85;
-if(data82 !== undefined){
-data82["reasoning_param"] = coerced85;
+if(coerced86 !== undefined){
+data98 = coerced86;
+if(data83 !== undefined){
+data83["reasoning_param"] = coerced86;
 }
 }
 }
-if("reasoning_effort" !== data97){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data97};
+if("reasoning_effort" !== data98){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data98};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4096,86 +4134,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs246 === errors;
-valid27 = valid27 || _valid3;
-if(!valid27){
-const _errs248 = errors;
-if(typeof data97 !== "string"){
-let dataType86 = typeof data97;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data97;
-}
-else if(data97 === null){
-coerced86 = "";
-}
-else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data97};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(coerced86 !== undefined){
-data97 = coerced86;
-if(data82 !== undefined){
-data82["reasoning_param"] = coerced86;
-}
-}
-}
-if("reasoning" !== data97){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data97};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
 var _valid3 = _errs248 === errors;
 valid27 = valid27 || _valid3;
-}
 if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data97};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs245;
-if(vErrors !== null){
-if(_errs245){
-vErrors.length = _errs245;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs244 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data82.max_tokens_field !== undefined){
-let data98 = data82.max_tokens_field;
 const _errs250 = errors;
-const _errs251 = errors;
-let valid28 = false;
-const _errs252 = errors;
 if(typeof data98 !== "string"){
 let dataType87 = typeof data98;
 let coerced87 = undefined;
@@ -4187,7 +4149,83 @@ else if(data98 === null){
 coerced87 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data98};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data98};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(coerced87 !== undefined){
+data98 = coerced87;
+if(data83 !== undefined){
+data83["reasoning_param"] = coerced87;
+}
+}
+}
+if("reasoning" !== data98){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data98};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid3 = _errs250 === errors;
+valid27 = valid27 || _valid3;
+}
+if(!valid27){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data98};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs247;
+if(vErrors !== null){
+if(_errs247){
+vErrors.length = _errs247;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid23 = _errs246 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data83.max_tokens_field !== undefined){
+let data99 = data83.max_tokens_field;
+const _errs252 = errors;
+const _errs253 = errors;
+let valid28 = false;
+const _errs254 = errors;
+if(typeof data99 !== "string"){
+let dataType88 = typeof data99;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data99;
+}
+else if(data99 === null){
+coerced88 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4197,15 +4235,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced87 !== undefined){
-data98 = coerced87;
-if(data82 !== undefined){
-data82["max_tokens_field"] = coerced87;
+if(coerced88 !== undefined){
+data99 = coerced88;
+if(data83 !== undefined){
+data83["max_tokens_field"] = coerced88;
 }
 }
 }
-if("max_tokens" !== data98){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data98};
+if("max_tokens" !== data99){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data99};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4214,22 +4252,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs252 === errors;
+var _valid4 = _errs254 === errors;
 valid28 = valid28 || _valid4;
 if(!valid28){
-const _errs254 = errors;
-if(typeof data98 !== "string"){
-let dataType88 = typeof data98;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data98;
+const _errs256 = errors;
+if(typeof data99 !== "string"){
+let dataType89 = typeof data99;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data99;
 }
-else if(data98 === null){
-coerced88 = "";
+else if(data99 === null){
+coerced89 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data98};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4239,15 +4277,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced88 !== undefined){
-data98 = coerced88;
-if(data82 !== undefined){
-data82["max_tokens_field"] = coerced88;
+if(coerced89 !== undefined){
+data99 = coerced89;
+if(data83 !== undefined){
+data83["max_tokens_field"] = coerced89;
 }
 }
 }
-if("max_completion_tokens" !== data98){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data98};
+if("max_completion_tokens" !== data99){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data99};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4256,11 +4294,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs254 === errors;
+var _valid4 = _errs256 === errors;
 valid28 = valid28 || _valid4;
 }
 if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data98};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data99};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4272,57 +4310,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs251;
+errors = _errs253;
 if(vErrors !== null){
-if(_errs251){
-vErrors.length = _errs251;
+if(_errs253){
+vErrors.length = _errs253;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs250 === errors;
+var valid23 = _errs252 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data82.apis !== undefined){
-let data99 = data82.apis;
-const _errs256 = errors;
-if(errors === _errs256){
-if(Array.isArray(data99)){
-if(data99.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
+if(data83.apis !== undefined){
+let data100 = data83.apis;
+const _errs258 = errors;
+if(errors === _errs258){
+if(Array.isArray(data100)){
+if(data100.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data100}];
 return false;
 }
 else {
-if(data99.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
+if(data100.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data100}];
 return false;
 }
 else {
 var valid29 = true;
-const len3 = data99.length;
+const len3 = data100.length;
 for(let i3=0; i3<len3; i3++){
-let data100 = data99[i3];
-const _errs258 = errors;
-const _errs259 = errors;
-let valid30 = false;
+let data101 = data100[i3];
 const _errs260 = errors;
-if(typeof data100 !== "string"){
-let dataType89 = typeof data100;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data100;
+const _errs261 = errors;
+let valid30 = false;
+const _errs262 = errors;
+if(typeof data101 !== "string"){
+let dataType90 = typeof data101;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data101;
 }
-else if(data100 === null){
-coerced89 = "";
+else if(data101 === null){
+coerced90 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data100};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4332,15 +4370,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced89 !== undefined){
-data100 = coerced89;
-if(data99 !== undefined){
-data99[i3] = coerced89;
+if(coerced90 !== undefined){
+data101 = coerced90;
+if(data100 !== undefined){
+data100[i3] = coerced90;
 }
 }
 }
-if("chat" !== data100){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data100};
+if("chat" !== data101){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data101};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4349,22 +4387,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs260 === errors;
+var _valid5 = _errs262 === errors;
 valid30 = valid30 || _valid5;
 if(!valid30){
-const _errs262 = errors;
-if(typeof data100 !== "string"){
-let dataType90 = typeof data100;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data100;
+const _errs264 = errors;
+if(typeof data101 !== "string"){
+let dataType91 = typeof data101;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data101;
 }
-else if(data100 === null){
-coerced90 = "";
+else if(data101 === null){
+coerced91 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data100};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4374,15 +4412,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced90 !== undefined){
-data100 = coerced90;
-if(data99 !== undefined){
-data99[i3] = coerced90;
+if(coerced91 !== undefined){
+data101 = coerced91;
+if(data100 !== undefined){
+data100[i3] = coerced91;
 }
 }
 }
-if("responses" !== data100){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data100};
+if("responses" !== data101){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data101};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4391,11 +4429,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs262 === errors;
+var _valid5 = _errs264 === errors;
 valid30 = valid30 || _valid5;
 }
 if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data100};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data101};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4407,17 +4445,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs259;
+errors = _errs261;
 if(vErrors !== null){
-if(_errs259){
-vErrors.length = _errs259;
+if(_errs261){
+vErrors.length = _errs261;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs258 === errors;
+var valid29 = _errs260 === errors;
 if(!valid29){
 break;
 }
@@ -4426,94 +4464,57 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data100}];
 return false;
 }
 }
-var valid23 = _errs256 === errors;
+var valid23 = _errs258 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data82.simulated !== undefined){
-let data101 = data82.simulated;
-const _errs264 = errors;
-if(errors === _errs264){
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data83.simulated !== undefined){
+let data102 = data83.simulated;
 const _errs266 = errors;
-for(const key21 in data101){
+if(errors === _errs266){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+const _errs268 = errors;
+for(const key21 in data102){
 if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data102}];
 return false;
 break;
 }
 }
-if(_errs266 === errors){
-if(data101.first_byte_ms !== undefined){
-let data102 = data101.first_byte_ms;
-const _errs267 = errors;
-if(!((typeof data102 == "number") && (!(data102 % 1) && !isNaN(data102)))){
-let dataType91 = typeof data102;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 === "boolean" || data102 === null
-              || (dataType91 === "string" && data102 && data102 == +data102 && !(data102 % 1))){
-coerced91 = +data102;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data102}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data102 = coerced91;
-if(data101 !== undefined){
-data101["first_byte_ms"] = coerced91;
-}
-}
-}
-if(errors === _errs267){
-if(typeof data102 == "number"){
-if(data102 < 0 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data102}];
-return false;
-}
-}
-}
-var valid31 = _errs267 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data101.tokens_per_second !== undefined){
-let data103 = data101.tokens_per_second;
+if(_errs268 === errors){
+if(data102.first_byte_ms !== undefined){
+let data103 = data102.first_byte_ms;
 const _errs269 = errors;
-if(!(typeof data103 == "number")){
+if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
 let dataType92 = typeof data103;
 let coerced92 = undefined;
 if(!(coerced92 !== undefined)){
-if(dataType92 == "boolean" || data103 === null
-              || (dataType92 == "string" && data103 && data103 == +data103)){
+if(dataType92 === "boolean" || data103 === null
+              || (dataType92 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
 coerced92 = +data103;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data103}];
 return false;
 }
 }
 if(coerced92 !== undefined){
 data103 = coerced92;
-if(data101 !== undefined){
-data101["tokens_per_second"] = coerced92;
+if(data102 !== undefined){
+data102["first_byte_ms"] = coerced92;
 }
 }
 }
 if(errors === _errs269){
 if(typeof data103 == "number"){
 if(data103 < 0 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data103}];
 return false;
 }
 }
@@ -4524,24 +4525,61 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data101.reasoning_field !== undefined){
-let data104 = data101.reasoning_field;
+if(data102.tokens_per_second !== undefined){
+let data104 = data102.tokens_per_second;
 const _errs271 = errors;
-const _errs272 = errors;
-let valid32 = false;
-const _errs273 = errors;
-if(typeof data104 !== "string"){
+if(!(typeof data104 == "number")){
 let dataType93 = typeof data104;
 let coerced93 = undefined;
 if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data104;
-}
-else if(data104 === null){
-coerced93 = "";
+if(dataType93 == "boolean" || data104 === null
+              || (dataType93 == "string" && data104 && data104 == +data104)){
+coerced93 = +data104;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data104};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data104}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data104 = coerced93;
+if(data102 !== undefined){
+data102["tokens_per_second"] = coerced93;
+}
+}
+}
+if(errors === _errs271){
+if(typeof data104 == "number"){
+if(data104 < 0 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data104}];
+return false;
+}
+}
+}
+var valid31 = _errs271 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data102.reasoning_field !== undefined){
+let data105 = data102.reasoning_field;
+const _errs273 = errors;
+const _errs274 = errors;
+let valid32 = false;
+const _errs275 = errors;
+if(typeof data105 !== "string"){
+let dataType94 = typeof data105;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data105;
+}
+else if(data105 === null){
+coerced94 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4551,15 +4589,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data104 = coerced93;
-if(data101 !== undefined){
-data101["reasoning_field"] = coerced93;
+if(coerced94 !== undefined){
+data105 = coerced94;
+if(data102 !== undefined){
+data102["reasoning_field"] = coerced94;
 }
 }
 }
-if("reasoning_content" !== data104){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data104};
+if("reasoning_content" !== data105){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4568,22 +4606,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs273 === errors;
+var _valid6 = _errs275 === errors;
 valid32 = valid32 || _valid6;
 if(!valid32){
-const _errs275 = errors;
-if(typeof data104 !== "string"){
-let dataType94 = typeof data104;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data104;
+const _errs277 = errors;
+if(typeof data105 !== "string"){
+let dataType95 = typeof data105;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data105;
 }
-else if(data104 === null){
-coerced94 = "";
+else if(data105 === null){
+coerced95 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data104};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4593,15 +4631,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data104 = coerced94;
-if(data101 !== undefined){
-data101["reasoning_field"] = coerced94;
+if(coerced95 !== undefined){
+data105 = coerced95;
+if(data102 !== undefined){
+data102["reasoning_field"] = coerced95;
 }
 }
 }
-if("reasoning" !== data104){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data104};
+if("reasoning" !== data105){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4610,11 +4648,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs275 === errors;
+var _valid6 = _errs277 === errors;
 valid32 = valid32 || _valid6;
 }
 if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data104};
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data105};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4626,83 +4664,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs272;
+errors = _errs274;
 if(vErrors !== null){
-if(_errs272){
-vErrors.length = _errs272;
+if(_errs274){
+vErrors.length = _errs274;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs271 === errors;
+var valid31 = _errs273 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data101.port !== undefined){
-let data105 = data101.port;
-const _errs277 = errors;
-if(!((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105)))){
-let dataType95 = typeof data105;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 === "boolean" || data105 === null
-              || (dataType95 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
-coerced95 = +data105;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
-return false;
-}
-}
-if(coerced95 !== undefined){
-data105 = coerced95;
-if(data101 !== undefined){
-data101["port"] = coerced95;
-}
-}
-}
-if(errors === _errs277){
-if(typeof data105 == "number"){
-if(data105 > 65535 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
-return false;
-}
-else {
-if(data105 < 0 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data105}];
-return false;
-}
-}
-}
-}
-var valid31 = _errs277 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data101.protocol !== undefined){
-let data106 = data101.protocol;
+if(data102.port !== undefined){
+let data106 = data102.port;
 const _errs279 = errors;
-const _errs280 = errors;
-let valid33 = false;
-const _errs281 = errors;
-if(typeof data106 !== "string"){
+if(!((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106)))){
 let dataType96 = typeof data106;
 let coerced96 = undefined;
 if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data106;
-}
-else if(data106 === null){
-coerced96 = "";
+if(dataType96 === "boolean" || data106 === null
+              || (dataType96 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
+coerced96 = +data106;
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data106};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data106}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data106 = coerced96;
+if(data102 !== undefined){
+data102["port"] = coerced96;
+}
+}
+}
+if(errors === _errs279){
+if(typeof data106 == "number"){
+if(data106 > 65535 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data106}];
+return false;
+}
+else {
+if(data106 < 0 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data106}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs279 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data102.protocol !== undefined){
+let data107 = data102.protocol;
+const _errs281 = errors;
+const _errs282 = errors;
+let valid33 = false;
+const _errs283 = errors;
+if(typeof data107 !== "string"){
+let dataType97 = typeof data107;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data107;
+}
+else if(data107 === null){
+coerced97 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -4712,15 +4750,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data106 = coerced96;
-if(data101 !== undefined){
-data101["protocol"] = coerced96;
+if(coerced97 !== undefined){
+data107 = coerced97;
+if(data102 !== undefined){
+data102["protocol"] = coerced97;
 }
 }
 }
-if("openai" !== data106){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data106};
+if("openai" !== data107){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -4729,22 +4767,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs281 === errors;
+var _valid7 = _errs283 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs283 = errors;
-if(typeof data106 !== "string"){
-let dataType97 = typeof data106;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data106;
+const _errs285 = errors;
+if(typeof data107 !== "string"){
+let dataType98 = typeof data107;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data107;
 }
-else if(data106 === null){
-coerced97 = "";
+else if(data107 === null){
+coerced98 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data106};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -4754,15 +4792,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data106 = coerced97;
-if(data101 !== undefined){
-data101["protocol"] = coerced97;
+if(coerced98 !== undefined){
+data107 = coerced98;
+if(data102 !== undefined){
+data102["protocol"] = coerced98;
 }
 }
 }
-if("anthropic" !== data106){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data106};
+if("anthropic" !== data107){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -4771,22 +4809,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs283 === errors;
+var _valid7 = _errs285 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs285 = errors;
-if(typeof data106 !== "string"){
-let dataType98 = typeof data106;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data106;
+const _errs287 = errors;
+if(typeof data107 !== "string"){
+let dataType99 = typeof data107;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data107;
 }
-else if(data106 === null){
-coerced98 = "";
+else if(data107 === null){
+coerced99 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data106};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data107};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -4796,15 +4834,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data106 = coerced98;
-if(data101 !== undefined){
-data101["protocol"] = coerced98;
+if(coerced99 !== undefined){
+data107 = coerced99;
+if(data102 !== undefined){
+data102["protocol"] = coerced99;
 }
 }
 }
-if("gemini" !== data106){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data106};
+if("gemini" !== data107){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data107};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -4813,12 +4851,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs285 === errors;
+var _valid7 = _errs287 === errors;
 valid33 = valid33 || _valid7;
 }
 }
 if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data106};
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data107};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -4830,294 +4868,90 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs280;
+errors = _errs282;
 if(vErrors !== null){
-if(_errs280){
-vErrors.length = _errs280;
+if(_errs282){
+vErrors.length = _errs282;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs279 === errors;
+var valid31 = _errs281 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data101.scripts !== undefined){
-let data107 = data101.scripts;
-const _errs287 = errors;
-if(errors === _errs287){
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-var valid34 = true;
-for(const key22 in data107){
-if(pattern5.test(key22)){
-let data108 = data107[key22];
+if(data102.scripts !== undefined){
+let data108 = data102.scripts;
 const _errs289 = errors;
 if(errors === _errs289){
-if(Array.isArray(data108)){
-if(data108.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data108}];
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+var valid34 = true;
+for(const key22 in data108){
+if(pattern5.test(key22)){
+let data109 = data108[key22];
+const _errs291 = errors;
+if(errors === _errs291){
+if(Array.isArray(data109)){
+if(data109.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data109}];
 return false;
 }
 else {
 var valid35 = true;
-const len4 = data108.length;
+const len4 = data109.length;
 for(let i4=0; i4<len4; i4++){
-let data109 = data108[i4];
-const _errs291 = errors;
-if(errors === _errs291){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+let data110 = data109[i4];
 const _errs293 = errors;
-for(const key23 in data109){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data109}];
-return false;
-break;
-}
-}
-if(_errs293 === errors){
-if(data109.when !== undefined){
-let data110 = data109.when;
-const _errs294 = errors;
-if(errors === _errs294){
+if(errors === _errs293){
 if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
-const _errs296 = errors;
-for(const key24 in data110){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data110}];
+const _errs295 = errors;
+for(const key23 in data110){
+if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data110}];
 return false;
 break;
 }
 }
-if(_errs296 === errors){
-if(data110.tools_offered !== undefined){
-let data111 = data110.tools_offered;
-const _errs297 = errors;
-if(typeof data111 !== "boolean"){
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(data111 === "false" || data111 === 0 || data111 === null){
-coerced99 = false;
-}
-else if(data111 === "true" || data111 === 1){
-coerced99 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data111}];
+if(_errs295 === errors){
+if(data110.when !== undefined){
+let data111 = data110.when;
+const _errs296 = errors;
+if(errors === _errs296){
+if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
+const _errs298 = errors;
+for(const key24 in data111){
+if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data111}];
 return false;
+break;
 }
 }
-if(coerced99 !== undefined){
-data111 = coerced99;
-if(data110 !== undefined){
-data110["tools_offered"] = coerced99;
-}
-}
-}
-var valid37 = _errs297 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data110.last_role !== undefined){
-let data112 = data110.last_role;
+if(_errs298 === errors){
+if(data111.tools_offered !== undefined){
+let data112 = data111.tools_offered;
 const _errs299 = errors;
-const _errs300 = errors;
-let valid38 = false;
-const _errs301 = errors;
-if(typeof data112 !== "string"){
-let dataType100 = typeof data112;
+if(typeof data112 !== "boolean"){
 let coerced100 = undefined;
 if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data112;
+if(data112 === "false" || data112 === 0 || data112 === null){
+coerced100 = false;
 }
-else if(data112 === null){
-coerced100 = "";
-}
-else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data112};
-if(vErrors === null){
-vErrors = [err58];
+else if(data112 === "true" || data112 === 1){
+coerced100 = true;
 }
 else {
-vErrors.push(err58);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data112}];
+return false;
 }
 }
 if(coerced100 !== undefined){
 data112 = coerced100;
-if(data110 !== undefined){
-data110["last_role"] = coerced100;
-}
-}
-}
-if("user" !== data112){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data112};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-var _valid8 = _errs301 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs303 = errors;
-if(typeof data112 !== "string"){
-let dataType101 = typeof data112;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data112;
-}
-else if(data112 === null){
-coerced101 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data112};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(coerced101 !== undefined){
-data112 = coerced101;
-if(data110 !== undefined){
-data110["last_role"] = coerced101;
-}
-}
-}
-if("assistant" !== data112){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data112};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-var _valid8 = _errs303 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs305 = errors;
-if(typeof data112 !== "string"){
-let dataType102 = typeof data112;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data112;
-}
-else if(data112 === null){
-coerced102 = "";
-}
-else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data112};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(coerced102 !== undefined){
-data112 = coerced102;
-if(data110 !== undefined){
-data110["last_role"] = coerced102;
-}
-}
-}
-if("tool" !== data112){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data112};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid8 = _errs305 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs307 = errors;
-if(typeof data112 !== "string"){
-let dataType103 = typeof data112;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data112;
-}
-else if(data112 === null){
-coerced103 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data112};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(coerced103 !== undefined){
-data112 = coerced103;
-if(data110 !== undefined){
-data110["last_role"] = coerced103;
-}
-}
-}
-if("system" !== data112){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data112};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-var _valid8 = _errs307 === errors;
-valid38 = valid38 || _valid8;
-}
-}
-}
-if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data112};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs300;
-if(vErrors !== null){
-if(_errs300){
-vErrors.length = _errs300;
-}
-else {
-vErrors = null;
+if(data111 !== undefined){
+data111["tools_offered"] = coerced100;
 }
 }
 }
@@ -5127,8 +4961,137 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data110.last_message_matches !== undefined){
-let data113 = data110.last_message_matches;
+if(data111.last_role !== undefined){
+let data113 = data111.last_role;
+const _errs301 = errors;
+const _errs302 = errors;
+let valid38 = false;
+const _errs303 = errors;
+if(typeof data113 !== "string"){
+let dataType101 = typeof data113;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data113;
+}
+else if(data113 === null){
+coerced101 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data113};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(coerced101 !== undefined){
+data113 = coerced101;
+if(data111 !== undefined){
+data111["last_role"] = coerced101;
+}
+}
+}
+if("user" !== data113){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data113};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid8 = _errs303 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs305 = errors;
+if(typeof data113 !== "string"){
+let dataType102 = typeof data113;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data113;
+}
+else if(data113 === null){
+coerced102 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data113};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(coerced102 !== undefined){
+data113 = coerced102;
+if(data111 !== undefined){
+data111["last_role"] = coerced102;
+}
+}
+}
+if("assistant" !== data113){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data113};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid8 = _errs305 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs307 = errors;
+if(typeof data113 !== "string"){
+let dataType103 = typeof data113;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data113;
+}
+else if(data113 === null){
+coerced103 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data113};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(coerced103 !== undefined){
+data113 = coerced103;
+if(data111 !== undefined){
+data111["last_role"] = coerced103;
+}
+}
+}
+if("tool" !== data113){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data113};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var _valid8 = _errs307 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
 const _errs309 = errors;
 if(typeof data113 !== "string"){
 let dataType104 = typeof data113;
@@ -5141,26 +5104,101 @@ else if(data113 === null){
 coerced104 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data113}];
-return false;
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data113};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
 }
 }
 if(coerced104 !== undefined){
 data113 = coerced104;
-if(data110 !== undefined){
-data110["last_message_matches"] = coerced104;
+if(data111 !== undefined){
+data111["last_role"] = coerced104;
 }
 }
 }
-if(errors === _errs309){
-if(typeof data113 === "string"){
-if(func3(data113) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data113}];
+if("system" !== data113){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data113};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs309 === errors;
+valid38 = valid38 || _valid8;
+}
+}
+}
+if(!valid38){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data113};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs302;
+if(vErrors !== null){
+if(_errs302){
+vErrors.length = _errs302;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid37 = _errs301 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data111.last_message_matches !== undefined){
+let data114 = data111.last_message_matches;
+const _errs311 = errors;
+if(typeof data114 !== "string"){
+let dataType105 = typeof data114;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data114;
+}
+else if(data114 === null){
+coerced105 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data114}];
+return false;
+}
+}
+if(coerced105 !== undefined){
+data114 = coerced105;
+if(data111 !== undefined){
+data111["last_message_matches"] = coerced105;
+}
+}
+}
+if(errors === _errs311){
+if(typeof data114 === "string"){
+if(func3(data114) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data114}];
 return false;
 }
 }
 }
-var valid37 = _errs309 === errors;
+var valid37 = _errs311 === errors;
 }
 else {
 var valid37 = true;
@@ -5170,82 +5208,67 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data111}];
 return false;
 }
 }
-var valid36 = _errs294 === errors;
+var valid36 = _errs296 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data109.call !== undefined){
-let data114 = data109.call;
-const _errs311 = errors;
-if(errors === _errs311){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+if(data110.call !== undefined){
+let data115 = data110.call;
+const _errs313 = errors;
+if(errors === _errs313){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
 let missing3;
-if((data114.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
+if((data115.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data115}];
 return false;
 }
 else {
-const _errs313 = errors;
-for(const key25 in data114){
+const _errs315 = errors;
+for(const key25 in data115){
 if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data115}];
 return false;
 break;
 }
 }
-if(_errs313 === errors){
-if(data114.tool !== undefined){
-let data115 = data114.tool;
-const _errs314 = errors;
-if(typeof data115 !== "string"){
-let dataType105 = typeof data115;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data115;
-}
-else if(data115 === null){
-coerced105 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data115}];
-return false;
-}
-}
-if(coerced105 !== undefined){
-data115 = coerced105;
-if(data114 !== undefined){
-data114["tool"] = coerced105;
-}
-}
-}
-if(errors === _errs314){
-if(typeof data115 === "string"){
-if(func3(data115) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data115}];
-return false;
-}
-}
-}
-var valid39 = _errs314 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data114.arguments !== undefined){
-let data116 = data114.arguments;
+if(_errs315 === errors){
+if(data115.tool !== undefined){
+let data116 = data115.tool;
 const _errs316 = errors;
-if(errors === _errs316){
-if(!(data116 && typeof data116 == "object" && !Array.isArray(data116))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data116}];
+if(typeof data116 !== "string"){
+let dataType106 = typeof data116;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data116;
+}
+else if(data116 === null){
+coerced106 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data116}];
 return false;
+}
+}
+if(coerced106 !== undefined){
+data116 = coerced106;
+if(data115 !== undefined){
+data115["tool"] = coerced106;
+}
+}
+}
+if(errors === _errs316){
+if(typeof data116 === "string"){
+if(func3(data116) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data116}];
+return false;
+}
 }
 }
 var valid39 = _errs316 === errors;
@@ -5253,47 +5276,62 @@ var valid39 = _errs316 === errors;
 else {
 var valid39 = true;
 }
+if(valid39){
+if(data115.arguments !== undefined){
+let data117 = data115.arguments;
+const _errs318 = errors;
+if(errors === _errs318){
+if(!(data117 && typeof data117 == "object" && !Array.isArray(data117))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data117}];
+return false;
+}
+}
+var valid39 = _errs318 === errors;
+}
+else {
+var valid39 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data115}];
 return false;
 }
 }
-var valid36 = _errs311 === errors;
+var valid36 = _errs313 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data109.answer !== undefined){
-let data117 = data109.answer;
-const _errs318 = errors;
-if(typeof data117 !== "string"){
-let dataType106 = typeof data117;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data117;
+if(data110.answer !== undefined){
+let data118 = data110.answer;
+const _errs320 = errors;
+if(typeof data118 !== "string"){
+let dataType107 = typeof data118;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data118;
 }
-else if(data117 === null){
-coerced106 = "";
+else if(data118 === null){
+coerced107 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data118}];
 return false;
 }
 }
-if(coerced106 !== undefined){
-data117 = coerced106;
-if(data109 !== undefined){
-data109["answer"] = coerced106;
+if(coerced107 !== undefined){
+data118 = coerced107;
+if(data110 !== undefined){
+data110["answer"] = coerced107;
 }
 }
 }
-var valid36 = _errs318 === errors;
+var valid36 = _errs320 === errors;
 }
 else {
 var valid36 = true;
@@ -5303,11 +5341,11 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data110}];
 return false;
 }
 }
-var valid35 = _errs291 === errors;
+var valid35 = _errs293 === errors;
 if(!valid35){
 break;
 }
@@ -5315,11 +5353,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data108}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data109}];
 return false;
 }
 }
-var valid34 = _errs289 === errors;
+var valid34 = _errs291 === errors;
 if(!valid34){
 break;
 }
@@ -5327,11 +5365,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data108}];
 return false;
 }
 }
-var valid31 = _errs287 === errors;
+var valid31 = _errs289 === errors;
 }
 else {
 var valid31 = true;
@@ -5344,11 +5382,11 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data102}];
 return false;
 }
 }
-var valid23 = _errs264 === errors;
+var valid23 = _errs266 === errors;
 }
 else {
 var valid23 = true;
@@ -5368,11 +5406,11 @@ var valid23 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data83}];
 return false;
 }
 }
-var valid22 = _errs203 === errors;
+var valid22 = _errs205 === errors;
 if(!valid22){
 break;
 }
@@ -5380,89 +5418,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data82}];
 return false;
 }
 }
-var valid0 = _errs201 === errors;
+var valid0 = _errs203 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data118 = data.models;
-const _errs320 = errors;
-if(errors === _errs320){
-if(Array.isArray(data118)){
-if(data118.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data118}];
+let data119 = data.models;
+const _errs322 = errors;
+if(errors === _errs322){
+if(Array.isArray(data119)){
+if(data119.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data119}];
 return false;
 }
 else {
 var valid40 = true;
-const len5 = data118.length;
+const len5 = data119.length;
 for(let i5=0; i5<len5; i5++){
-let data119 = data118[i5];
-const _errs322 = errors;
-if(errors === _errs322){
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+let data120 = data119[i5];
+const _errs324 = errors;
+if(errors === _errs324){
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
 let missing4;
-if(((data119.id === undefined) && (missing4 = "id")) || ((data119.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data119}];
+if(((data120.id === undefined) && (missing4 = "id")) || ((data120.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data120}];
 return false;
 }
 else {
-const _errs324 = errors;
-for(const key26 in data119){
+const _errs326 = errors;
+for(const key26 in data120){
 if(!((((((((key26 === "id") || (key26 === "owned_by")) || (key26 === "context_length")) || (key26 === "max_output_tokens")) || (key26 === "default_max_tokens")) || (key26 === "reasoning")) || (key26 === "pricing")) || (key26 === "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data120}];
 return false;
 break;
 }
 }
-if(_errs324 === errors){
-if(data119.id !== undefined){
-let data120 = data119.id;
-const _errs325 = errors;
-if(typeof data120 !== "string"){
-let dataType107 = typeof data120;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data120;
-}
-else if(data120 === null){
-coerced107 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data120}];
-return false;
-}
-}
-if(coerced107 !== undefined){
-data120 = coerced107;
-if(data119 !== undefined){
-data119["id"] = coerced107;
-}
-}
-}
-if(errors === _errs325){
-if(typeof data120 === "string"){
-if(func3(data120) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data120}];
-return false;
-}
-}
-}
-var valid41 = _errs325 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data119.owned_by !== undefined){
-let data121 = data119.owned_by;
+if(_errs326 === errors){
+if(data120.id !== undefined){
+let data121 = data120.id;
 const _errs327 = errors;
 if(typeof data121 !== "string"){
 let dataType108 = typeof data121;
@@ -5475,21 +5474,21 @@ else if(data121 === null){
 coerced108 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data121}];
 return false;
 }
 }
 if(coerced108 !== undefined){
 data121 = coerced108;
-if(data119 !== undefined){
-data119["owned_by"] = coerced108;
+if(data120 !== undefined){
+data120["id"] = coerced108;
 }
 }
 }
 if(errors === _errs327){
 if(typeof data121 === "string"){
 if(func3(data121) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data121}];
 return false;
 }
 }
@@ -5500,33 +5499,35 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.context_length !== undefined){
-let data122 = data119.context_length;
+if(data120.owned_by !== undefined){
+let data122 = data120.owned_by;
 const _errs329 = errors;
-if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
+if(typeof data122 !== "string"){
 let dataType109 = typeof data122;
 let coerced109 = undefined;
 if(!(coerced109 !== undefined)){
-if(dataType109 === "boolean" || data122 === null
-              || (dataType109 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
-coerced109 = +data122;
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data122;
+}
+else if(data122 === null){
+coerced109 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data122}];
 return false;
 }
 }
 if(coerced109 !== undefined){
 data122 = coerced109;
-if(data119 !== undefined){
-data119["context_length"] = coerced109;
+if(data120 !== undefined){
+data120["owned_by"] = coerced109;
 }
 }
 }
 if(errors === _errs329){
-if(typeof data122 == "number"){
-if(data122 < 1 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data122}];
+if(typeof data122 === "string"){
+if(func3(data122) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data122}];
 return false;
 }
 }
@@ -5537,8 +5538,8 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.max_output_tokens !== undefined){
-let data123 = data119.max_output_tokens;
+if(data120.context_length !== undefined){
+let data123 = data120.context_length;
 const _errs331 = errors;
 if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
 let dataType110 = typeof data123;
@@ -5549,21 +5550,21 @@ if(dataType110 === "boolean" || data123 === null
 coerced110 = +data123;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data123}];
 return false;
 }
 }
 if(coerced110 !== undefined){
 data123 = coerced110;
-if(data119 !== undefined){
-data119["max_output_tokens"] = coerced110;
+if(data120 !== undefined){
+data120["context_length"] = coerced110;
 }
 }
 }
 if(errors === _errs331){
 if(typeof data123 == "number"){
 if(data123 < 1 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data123}];
 return false;
 }
 }
@@ -5574,8 +5575,8 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.default_max_tokens !== undefined){
-let data124 = data119.default_max_tokens;
+if(data120.max_output_tokens !== undefined){
+let data124 = data120.max_output_tokens;
 const _errs333 = errors;
 if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
 let dataType111 = typeof data124;
@@ -5586,21 +5587,21 @@ if(dataType111 === "boolean" || data124 === null
 coerced111 = +data124;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data124}];
 return false;
 }
 }
 if(coerced111 !== undefined){
 data124 = coerced111;
-if(data119 !== undefined){
-data119["default_max_tokens"] = coerced111;
+if(data120 !== undefined){
+data120["max_output_tokens"] = coerced111;
 }
 }
 }
 if(errors === _errs333){
 if(typeof data124 == "number"){
 if(data124 < 1 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data124}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data124}];
 return false;
 }
 }
@@ -5611,44 +5612,81 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.reasoning !== undefined){
-let data125 = data119.reasoning;
+if(data120.default_max_tokens !== undefined){
+let data125 = data120.default_max_tokens;
 const _errs335 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType112 = typeof data125;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 === "boolean" || data125 === null
+              || (dataType112 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced112 = +data125;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data125}];
+return false;
+}
+}
+if(coerced112 !== undefined){
+data125 = coerced112;
+if(data120 !== undefined){
+data120["default_max_tokens"] = coerced112;
+}
+}
+}
 if(errors === _errs335){
-if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+if(typeof data125 == "number"){
+if(data125 < 1 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data125}];
+return false;
+}
+}
+}
+var valid41 = _errs335 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data120.reasoning !== undefined){
+let data126 = data120.reasoning;
+const _errs337 = errors;
+if(errors === _errs337){
+if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
 let missing5;
-if((data125.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data125}];
+if((data126.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data126}];
 return false;
 }
 else {
-const _errs337 = errors;
-for(const key27 in data125){
+const _errs339 = errors;
+for(const key27 in data126){
 if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data126}];
 return false;
 break;
 }
 }
-if(_errs337 === errors){
-if(data125.default_effort !== undefined){
-let data126 = data125.default_effort;
-const _errs338 = errors;
-const _errs339 = errors;
-let valid43 = false;
+if(_errs339 === errors){
+if(data126.default_effort !== undefined){
+let data127 = data126.default_effort;
 const _errs340 = errors;
-if(typeof data126 !== "string"){
-let dataType112 = typeof data126;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data126;
+const _errs341 = errors;
+let valid43 = false;
+const _errs342 = errors;
+if(typeof data127 !== "string"){
+let dataType113 = typeof data127;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data127;
 }
-else if(data126 === null){
-coerced112 = "";
+else if(data127 === null){
+coerced113 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data126};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5658,15 +5696,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data126 = coerced112;
-if(data125 !== undefined){
-data125["default_effort"] = coerced112;
+if(coerced113 !== undefined){
+data127 = coerced113;
+if(data126 !== undefined){
+data126["default_effort"] = coerced113;
 }
 }
 }
-if("none" !== data126){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data126};
+if("none" !== data127){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5675,22 +5713,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs340 === errors;
+var _valid9 = _errs342 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs342 = errors;
-if(typeof data126 !== "string"){
-let dataType113 = typeof data126;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data126;
+const _errs344 = errors;
+if(typeof data127 !== "string"){
+let dataType114 = typeof data127;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data127;
 }
-else if(data126 === null){
-coerced113 = "";
+else if(data127 === null){
+coerced114 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data126};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5700,15 +5738,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data126 = coerced113;
-if(data125 !== undefined){
-data125["default_effort"] = coerced113;
+if(coerced114 !== undefined){
+data127 = coerced114;
+if(data126 !== undefined){
+data126["default_effort"] = coerced114;
 }
 }
 }
-if("minimal" !== data126){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data126};
+if("minimal" !== data127){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5717,22 +5755,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs342 === errors;
+var _valid9 = _errs344 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs344 = errors;
-if(typeof data126 !== "string"){
-let dataType114 = typeof data126;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data126;
+const _errs346 = errors;
+if(typeof data127 !== "string"){
+let dataType115 = typeof data127;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data127;
 }
-else if(data126 === null){
-coerced114 = "";
+else if(data127 === null){
+coerced115 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data126};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5742,15 +5780,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data126 = coerced114;
-if(data125 !== undefined){
-data125["default_effort"] = coerced114;
+if(coerced115 !== undefined){
+data127 = coerced115;
+if(data126 !== undefined){
+data126["default_effort"] = coerced115;
 }
 }
 }
-if("low" !== data126){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data126};
+if("low" !== data127){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5759,22 +5797,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs344 === errors;
+var _valid9 = _errs346 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs346 = errors;
-if(typeof data126 !== "string"){
-let dataType115 = typeof data126;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data126;
+const _errs348 = errors;
+if(typeof data127 !== "string"){
+let dataType116 = typeof data127;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data127;
 }
-else if(data126 === null){
-coerced115 = "";
+else if(data127 === null){
+coerced116 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data126};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data127};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5784,15 +5822,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data126 = coerced115;
-if(data125 !== undefined){
-data125["default_effort"] = coerced115;
+if(coerced116 !== undefined){
+data127 = coerced116;
+if(data126 !== undefined){
+data126["default_effort"] = coerced116;
 }
 }
 }
-if("medium" !== data126){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data126};
+if("medium" !== data127){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data127};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -5801,22 +5839,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs346 === errors;
+var _valid9 = _errs348 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs348 = errors;
-if(typeof data126 !== "string"){
-let dataType116 = typeof data126;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data126;
+const _errs350 = errors;
+if(typeof data127 !== "string"){
+let dataType117 = typeof data127;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data127;
 }
-else if(data126 === null){
-coerced116 = "";
+else if(data127 === null){
+coerced117 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data126};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data127};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -5826,15 +5864,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data126 = coerced116;
-if(data125 !== undefined){
-data125["default_effort"] = coerced116;
+if(coerced117 !== undefined){
+data127 = coerced117;
+if(data126 !== undefined){
+data126["default_effort"] = coerced117;
 }
 }
 }
-if("high" !== data126){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data126};
+if("high" !== data127){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data127};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -5843,22 +5881,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs348 === errors;
+var _valid9 = _errs350 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs350 = errors;
-if(typeof data126 !== "string"){
-let dataType117 = typeof data126;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data126;
+const _errs352 = errors;
+if(typeof data127 !== "string"){
+let dataType118 = typeof data127;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data127;
 }
-else if(data126 === null){
-coerced117 = "";
+else if(data127 === null){
+coerced118 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data126};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data127};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -5868,15 +5906,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data126 = coerced117;
-if(data125 !== undefined){
-data125["default_effort"] = coerced117;
+if(coerced118 !== undefined){
+data127 = coerced118;
+if(data126 !== undefined){
+data126["default_effort"] = coerced118;
 }
 }
 }
-if("xhigh" !== data126){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data126};
+if("xhigh" !== data127){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data127};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -5885,22 +5923,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs350 === errors;
+var _valid9 = _errs352 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs352 = errors;
-if(typeof data126 !== "string"){
-let dataType118 = typeof data126;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data126;
+const _errs354 = errors;
+if(typeof data127 !== "string"){
+let dataType119 = typeof data127;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data127;
 }
-else if(data126 === null){
-coerced118 = "";
+else if(data127 === null){
+coerced119 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data126};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data127};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -5910,15 +5948,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data126 = coerced118;
-if(data125 !== undefined){
-data125["default_effort"] = coerced118;
+if(coerced119 !== undefined){
+data127 = coerced119;
+if(data126 !== undefined){
+data126["default_effort"] = coerced119;
 }
 }
 }
-if("max" !== data126){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data126};
+if("max" !== data127){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data127};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -5927,7 +5965,7 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs352 === errors;
+var _valid9 = _errs354 === errors;
 valid43 = valid43 || _valid9;
 }
 }
@@ -5936,7 +5974,7 @@ valid43 = valid43 || _valid9;
 }
 }
 if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data126};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data127};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -5948,52 +5986,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs339;
+errors = _errs341;
 if(vErrors !== null){
-if(_errs339){
-vErrors.length = _errs339;
+if(_errs341){
+vErrors.length = _errs341;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs338 === errors;
+var valid42 = _errs340 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data125.efforts !== undefined){
-let data127 = data125.efforts;
-const _errs354 = errors;
-if(errors === _errs354){
-if(Array.isArray(data127)){
-if(data127.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data127}];
+if(data126.efforts !== undefined){
+let data128 = data126.efforts;
+const _errs356 = errors;
+if(errors === _errs356){
+if(Array.isArray(data128)){
+if(data128.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data128}];
 return false;
 }
 else {
 var valid44 = true;
-const len6 = data127.length;
+const len6 = data128.length;
 for(let i6=0; i6<len6; i6++){
-let data128 = data127[i6];
-const _errs356 = errors;
-const _errs357 = errors;
-let valid45 = false;
+let data129 = data128[i6];
 const _errs358 = errors;
-if(typeof data128 !== "string"){
-let dataType119 = typeof data128;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data128;
+const _errs359 = errors;
+let valid45 = false;
+const _errs360 = errors;
+if(typeof data129 !== "string"){
+let dataType120 = typeof data129;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data129;
 }
-else if(data128 === null){
-coerced119 = "";
+else if(data129 === null){
+coerced120 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data128};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data129};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6003,15 +6041,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data128 = coerced119;
-if(data127 !== undefined){
-data127[i6] = coerced119;
+if(coerced120 !== undefined){
+data129 = coerced120;
+if(data128 !== undefined){
+data128[i6] = coerced120;
 }
 }
 }
-if("none" !== data128){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data128};
+if("none" !== data129){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data129};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6020,22 +6058,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs358 === errors;
+var _valid10 = _errs360 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs360 = errors;
-if(typeof data128 !== "string"){
-let dataType120 = typeof data128;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data128;
+const _errs362 = errors;
+if(typeof data129 !== "string"){
+let dataType121 = typeof data129;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data129;
 }
-else if(data128 === null){
-coerced120 = "";
+else if(data129 === null){
+coerced121 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data128};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data129};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6045,15 +6083,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced120 !== undefined){
-data128 = coerced120;
-if(data127 !== undefined){
-data127[i6] = coerced120;
+if(coerced121 !== undefined){
+data129 = coerced121;
+if(data128 !== undefined){
+data128[i6] = coerced121;
 }
 }
 }
-if("minimal" !== data128){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data128};
+if("minimal" !== data129){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data129};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6062,22 +6100,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs360 === errors;
+var _valid10 = _errs362 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs362 = errors;
-if(typeof data128 !== "string"){
-let dataType121 = typeof data128;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data128;
+const _errs364 = errors;
+if(typeof data129 !== "string"){
+let dataType122 = typeof data129;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data129;
 }
-else if(data128 === null){
-coerced121 = "";
+else if(data129 === null){
+coerced122 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data128};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data129};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6087,15 +6125,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data128 = coerced121;
-if(data127 !== undefined){
-data127[i6] = coerced121;
+if(coerced122 !== undefined){
+data129 = coerced122;
+if(data128 !== undefined){
+data128[i6] = coerced122;
 }
 }
 }
-if("low" !== data128){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data128};
+if("low" !== data129){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data129};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6104,22 +6142,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs362 === errors;
+var _valid10 = _errs364 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs364 = errors;
-if(typeof data128 !== "string"){
-let dataType122 = typeof data128;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data128;
+const _errs366 = errors;
+if(typeof data129 !== "string"){
+let dataType123 = typeof data129;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data129;
 }
-else if(data128 === null){
-coerced122 = "";
+else if(data129 === null){
+coerced123 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data128};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data129};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6129,15 +6167,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced122 !== undefined){
-data128 = coerced122;
-if(data127 !== undefined){
-data127[i6] = coerced122;
+if(coerced123 !== undefined){
+data129 = coerced123;
+if(data128 !== undefined){
+data128[i6] = coerced123;
 }
 }
 }
-if("medium" !== data128){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data128};
+if("medium" !== data129){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data129};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6146,22 +6184,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs364 === errors;
+var _valid10 = _errs366 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs366 = errors;
-if(typeof data128 !== "string"){
-let dataType123 = typeof data128;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data128;
+const _errs368 = errors;
+if(typeof data129 !== "string"){
+let dataType124 = typeof data129;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data129;
 }
-else if(data128 === null){
-coerced123 = "";
+else if(data129 === null){
+coerced124 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data128};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data129};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6171,15 +6209,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data128 = coerced123;
-if(data127 !== undefined){
-data127[i6] = coerced123;
+if(coerced124 !== undefined){
+data129 = coerced124;
+if(data128 !== undefined){
+data128[i6] = coerced124;
 }
 }
 }
-if("high" !== data128){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data128};
+if("high" !== data129){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data129};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6188,22 +6226,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs366 === errors;
+var _valid10 = _errs368 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs368 = errors;
-if(typeof data128 !== "string"){
-let dataType124 = typeof data128;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data128;
+const _errs370 = errors;
+if(typeof data129 !== "string"){
+let dataType125 = typeof data129;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data129;
 }
-else if(data128 === null){
-coerced124 = "";
+else if(data129 === null){
+coerced125 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data128};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data129};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6213,15 +6251,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data128 = coerced124;
-if(data127 !== undefined){
-data127[i6] = coerced124;
+if(coerced125 !== undefined){
+data129 = coerced125;
+if(data128 !== undefined){
+data128[i6] = coerced125;
 }
 }
 }
-if("xhigh" !== data128){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data128};
+if("xhigh" !== data129){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data129};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6230,103 +6268,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs368 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs370 = errors;
-if(typeof data128 !== "string"){
-let dataType125 = typeof data128;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data128;
-}
-else if(data128 === null){
-coerced125 = "";
-}
-else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data128};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-if(coerced125 !== undefined){
-data128 = coerced125;
-if(data127 !== undefined){
-data127[i6] = coerced125;
-}
-}
-}
-if("max" !== data128){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data128};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
 var _valid10 = _errs370 === errors;
 valid45 = valid45 || _valid10;
-}
-}
-}
-}
-}
-}
 if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data128};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs357;
-if(vErrors !== null){
-if(_errs357){
-vErrors.length = _errs357;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs356 === errors;
-if(!valid44){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data127}];
-return false;
-}
-}
-var valid42 = _errs354 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data125.style !== undefined){
-let data129 = data125.style;
 const _errs372 = errors;
-const _errs373 = errors;
-let valid46 = false;
-const _errs374 = errors;
 if(typeof data129 !== "string"){
 let dataType126 = typeof data129;
 let coerced126 = undefined;
@@ -6338,7 +6283,100 @@ else if(data129 === null){
 coerced126 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data129};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data129};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+if(coerced126 !== undefined){
+data129 = coerced126;
+if(data128 !== undefined){
+data128[i6] = coerced126;
+}
+}
+}
+if("max" !== data129){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data129};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+var _valid10 = _errs372 === errors;
+valid45 = valid45 || _valid10;
+}
+}
+}
+}
+}
+}
+if(!valid45){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data129};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs359;
+if(vErrors !== null){
+if(_errs359){
+vErrors.length = _errs359;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs358 === errors;
+if(!valid44){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data128}];
+return false;
+}
+}
+var valid42 = _errs356 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data126.style !== undefined){
+let data130 = data126.style;
+const _errs374 = errors;
+const _errs375 = errors;
+let valid46 = false;
+const _errs376 = errors;
+if(typeof data130 !== "string"){
+let dataType127 = typeof data130;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data130;
+}
+else if(data130 === null){
+coerced127 = "";
+}
+else {
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data130};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6348,15 +6386,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data129 = coerced126;
-if(data125 !== undefined){
-data125["style"] = coerced126;
+if(coerced127 !== undefined){
+data130 = coerced127;
+if(data126 !== undefined){
+data126["style"] = coerced127;
 }
 }
 }
-if("budget" !== data129){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data129};
+if("budget" !== data130){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data130};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6365,22 +6403,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs374 === errors;
+var _valid11 = _errs376 === errors;
 valid46 = valid46 || _valid11;
 if(!valid46){
-const _errs376 = errors;
-if(typeof data129 !== "string"){
-let dataType127 = typeof data129;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data129;
+const _errs378 = errors;
+if(typeof data130 !== "string"){
+let dataType128 = typeof data130;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data130;
 }
-else if(data129 === null){
-coerced127 = "";
+else if(data130 === null){
+coerced128 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data129};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data130};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6390,15 +6428,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data129 = coerced127;
-if(data125 !== undefined){
-data125["style"] = coerced127;
+if(coerced128 !== undefined){
+data130 = coerced128;
+if(data126 !== undefined){
+data126["style"] = coerced128;
 }
 }
 }
-if("level" !== data129){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data129};
+if("level" !== data130){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data130};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6407,11 +6445,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs376 === errors;
+var _valid11 = _errs378 === errors;
 valid46 = valid46 || _valid11;
 }
 if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data129};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data130};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6423,75 +6461,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs373;
+errors = _errs375;
 if(vErrors !== null){
-if(_errs373){
-vErrors.length = _errs373;
+if(_errs375){
+vErrors.length = _errs375;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs372 === errors;
+var valid42 = _errs374 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data125.budgets !== undefined){
-let data130 = data125.budgets;
-const _errs378 = errors;
-if(errors === _errs378){
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+if(data126.budgets !== undefined){
+let data131 = data126.budgets;
 const _errs380 = errors;
-for(const key28 in data130){
+if(errors === _errs380){
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+const _errs382 = errors;
+for(const key28 in data131){
 if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data131}];
 return false;
 break;
 }
 }
-if(_errs380 === errors){
-if(data130.none !== undefined){
-let data131 = data130.none;
-const _errs381 = errors;
-if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
-let dataType128 = typeof data131;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 === "boolean" || data131 === null
-              || (dataType128 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
-coerced128 = +data131;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data131}];
-return false;
-}
-}
-if(coerced128 !== undefined){
-data131 = coerced128;
-if(data130 !== undefined){
-data130["none"] = coerced128;
-}
-}
-}
-if(errors === _errs381){
-if(typeof data131 == "number"){
-if(data131 < 0 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data131}];
-return false;
-}
-}
-}
-var valid47 = _errs381 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data130.minimal !== undefined){
-let data132 = data130.minimal;
+if(_errs382 === errors){
+if(data131.none !== undefined){
+let data132 = data131.none;
 const _errs383 = errors;
 if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
 let dataType129 = typeof data132;
@@ -6502,21 +6503,21 @@ if(dataType129 === "boolean" || data132 === null
 coerced129 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data132}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data132 = coerced129;
-if(data130 !== undefined){
-data130["minimal"] = coerced129;
+if(data131 !== undefined){
+data131["none"] = coerced129;
 }
 }
 }
 if(errors === _errs383){
 if(typeof data132 == "number"){
-if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data132}];
+if(data132 < 0 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data132}];
 return false;
 }
 }
@@ -6527,8 +6528,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data130.low !== undefined){
-let data133 = data130.low;
+if(data131.minimal !== undefined){
+let data133 = data131.minimal;
 const _errs385 = errors;
 if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
 let dataType130 = typeof data133;
@@ -6539,21 +6540,21 @@ if(dataType130 === "boolean" || data133 === null
 coerced130 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data133}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data133 = coerced130;
-if(data130 !== undefined){
-data130["low"] = coerced130;
+if(data131 !== undefined){
+data131["minimal"] = coerced130;
 }
 }
 }
 if(errors === _errs385){
 if(typeof data133 == "number"){
 if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data133}];
 return false;
 }
 }
@@ -6564,8 +6565,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data130.medium !== undefined){
-let data134 = data130.medium;
+if(data131.low !== undefined){
+let data134 = data131.low;
 const _errs387 = errors;
 if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
 let dataType131 = typeof data134;
@@ -6576,21 +6577,21 @@ if(dataType131 === "boolean" || data134 === null
 coerced131 = +data134;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data134}];
 return false;
 }
 }
 if(coerced131 !== undefined){
 data134 = coerced131;
-if(data130 !== undefined){
-data130["medium"] = coerced131;
+if(data131 !== undefined){
+data131["low"] = coerced131;
 }
 }
 }
 if(errors === _errs387){
 if(typeof data134 == "number"){
 if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data134}];
 return false;
 }
 }
@@ -6601,8 +6602,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data130.high !== undefined){
-let data135 = data130.high;
+if(data131.medium !== undefined){
+let data135 = data131.medium;
 const _errs389 = errors;
 if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
 let dataType132 = typeof data135;
@@ -6613,21 +6614,21 @@ if(dataType132 === "boolean" || data135 === null
 coerced132 = +data135;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data135}];
 return false;
 }
 }
 if(coerced132 !== undefined){
 data135 = coerced132;
-if(data130 !== undefined){
-data130["high"] = coerced132;
+if(data131 !== undefined){
+data131["medium"] = coerced132;
 }
 }
 }
 if(errors === _errs389){
 if(typeof data135 == "number"){
 if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data135}];
 return false;
 }
 }
@@ -6638,8 +6639,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data130.xhigh !== undefined){
-let data136 = data130.xhigh;
+if(data131.high !== undefined){
+let data136 = data131.high;
 const _errs391 = errors;
 if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
 let dataType133 = typeof data136;
@@ -6650,21 +6651,21 @@ if(dataType133 === "boolean" || data136 === null
 coerced133 = +data136;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data136}];
 return false;
 }
 }
 if(coerced133 !== undefined){
 data136 = coerced133;
-if(data130 !== undefined){
-data130["xhigh"] = coerced133;
+if(data131 !== undefined){
+data131["high"] = coerced133;
 }
 }
 }
 if(errors === _errs391){
 if(typeof data136 == "number"){
 if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data136}];
 return false;
 }
 }
@@ -6675,8 +6676,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data130.max !== undefined){
-let data137 = data130.max;
+if(data131.xhigh !== undefined){
+let data137 = data131.xhigh;
 const _errs393 = errors;
 if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
 let dataType134 = typeof data137;
@@ -6687,26 +6688,63 @@ if(dataType134 === "boolean" || data137 === null
 coerced134 = +data137;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data137}];
 return false;
 }
 }
 if(coerced134 !== undefined){
 data137 = coerced134;
-if(data130 !== undefined){
-data130["max"] = coerced134;
+if(data131 !== undefined){
+data131["xhigh"] = coerced134;
 }
 }
 }
 if(errors === _errs393){
 if(typeof data137 == "number"){
 if(data137 < 1 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data137}];
 return false;
 }
 }
 }
 var valid47 = _errs393 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data131.max !== undefined){
+let data138 = data131.max;
+const _errs395 = errors;
+if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
+let dataType135 = typeof data138;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 === "boolean" || data138 === null
+              || (dataType135 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
+coerced135 = +data138;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data138}];
+return false;
+}
+}
+if(coerced135 !== undefined){
+data138 = coerced135;
+if(data131 !== undefined){
+data131["max"] = coerced135;
+}
+}
+}
+if(errors === _errs395){
+if(typeof data138 == "number"){
+if(data138 < 1 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data138}];
+return false;
+}
+}
+}
+var valid47 = _errs395 === errors;
 }
 else {
 var valid47 = true;
@@ -6720,48 +6758,48 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data131}];
 return false;
 }
 }
-var valid42 = _errs378 === errors;
+var valid42 = _errs380 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data125.levels !== undefined){
-let data138 = data125.levels;
-const _errs395 = errors;
-if(errors === _errs395){
-if(data138 && typeof data138 == "object" && !Array.isArray(data138)){
+if(data126.levels !== undefined){
+let data139 = data126.levels;
 const _errs397 = errors;
-for(const key29 in data138){
+if(errors === _errs397){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+const _errs399 = errors;
+for(const key29 in data139){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data139}];
 return false;
 break;
 }
 }
-if(_errs397 === errors){
-if(data138.none !== undefined){
-let data139 = data138.none;
-const _errs398 = errors;
-const _errs399 = errors;
-let valid49 = false;
+if(_errs399 === errors){
+if(data139.none !== undefined){
+let data140 = data139.none;
 const _errs400 = errors;
-if(typeof data139 !== "string"){
-let dataType135 = typeof data139;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data139;
+const _errs401 = errors;
+let valid49 = false;
+const _errs402 = errors;
+if(typeof data140 !== "string"){
+let dataType136 = typeof data140;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data140;
 }
-else if(data139 === null){
-coerced135 = "";
+else if(data140 === null){
+coerced136 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data139};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6771,15 +6809,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data139 = coerced135;
-if(data138 !== undefined){
-data138["none"] = coerced135;
+if(coerced136 !== undefined){
+data140 = coerced136;
+if(data139 !== undefined){
+data139["none"] = coerced136;
 }
 }
 }
-if("minimal" !== data139){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data139};
+if("minimal" !== data140){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -6788,22 +6826,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs400 === errors;
+var _valid12 = _errs402 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs402 = errors;
-if(typeof data139 !== "string"){
-let dataType136 = typeof data139;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data139;
+const _errs404 = errors;
+if(typeof data140 !== "string"){
+let dataType137 = typeof data140;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data140;
 }
-else if(data139 === null){
-coerced136 = "";
+else if(data140 === null){
+coerced137 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data139};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -6813,15 +6851,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data139 = coerced136;
-if(data138 !== undefined){
-data138["none"] = coerced136;
+if(coerced137 !== undefined){
+data140 = coerced137;
+if(data139 !== undefined){
+data139["none"] = coerced137;
 }
 }
 }
-if("low" !== data139){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data139};
+if("low" !== data140){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -6830,22 +6868,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs402 === errors;
+var _valid12 = _errs404 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs404 = errors;
-if(typeof data139 !== "string"){
-let dataType137 = typeof data139;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data139;
+const _errs406 = errors;
+if(typeof data140 !== "string"){
+let dataType138 = typeof data140;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data140;
 }
-else if(data139 === null){
-coerced137 = "";
+else if(data140 === null){
+coerced138 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data139};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -6855,15 +6893,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data139 = coerced137;
-if(data138 !== undefined){
-data138["none"] = coerced137;
+if(coerced138 !== undefined){
+data140 = coerced138;
+if(data139 !== undefined){
+data139["none"] = coerced138;
 }
 }
 }
-if("medium" !== data139){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data139};
+if("medium" !== data140){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -6872,22 +6910,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs404 === errors;
+var _valid12 = _errs406 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs406 = errors;
-if(typeof data139 !== "string"){
-let dataType138 = typeof data139;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data139;
+const _errs408 = errors;
+if(typeof data140 !== "string"){
+let dataType139 = typeof data140;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data140;
 }
-else if(data139 === null){
-coerced138 = "";
+else if(data140 === null){
+coerced139 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data139};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -6897,15 +6935,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data139 = coerced138;
-if(data138 !== undefined){
-data138["none"] = coerced138;
+if(coerced139 !== undefined){
+data140 = coerced139;
+if(data139 !== undefined){
+data139["none"] = coerced139;
 }
 }
 }
-if("high" !== data139){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data139};
+if("high" !== data140){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -6914,22 +6952,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs406 === errors;
+var _valid12 = _errs408 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs408 = errors;
-if(typeof data139 !== "string"){
-let dataType139 = typeof data139;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data139;
+const _errs410 = errors;
+if(typeof data140 !== "string"){
+let dataType140 = typeof data140;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data140;
 }
-else if(data139 === null){
-coerced139 = "";
+else if(data140 === null){
+coerced140 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data139};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -6939,15 +6977,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data139 = coerced139;
-if(data138 !== undefined){
-data138["none"] = coerced139;
+if(coerced140 !== undefined){
+data140 = coerced140;
+if(data139 !== undefined){
+data139["none"] = coerced140;
 }
 }
 }
-if("xhigh" !== data139){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data139};
+if("xhigh" !== data140){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -6956,90 +6994,10 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs408 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs410 = errors;
-if(typeof data139 !== "string"){
-let dataType140 = typeof data139;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data139;
-}
-else if(data139 === null){
-coerced140 = "";
-}
-else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data139};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-if(coerced140 !== undefined){
-data139 = coerced140;
-if(data138 !== undefined){
-data138["none"] = coerced140;
-}
-}
-}
-if("max" !== data139){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data139};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
 var _valid12 = _errs410 === errors;
 valid49 = valid49 || _valid12;
-}
-}
-}
-}
-}
 if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data139};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs399;
-if(vErrors !== null){
-if(_errs399){
-vErrors.length = _errs399;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs398 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data138.minimal !== undefined){
-let data140 = data138.minimal;
 const _errs412 = errors;
-const _errs413 = errors;
-let valid50 = false;
-const _errs414 = errors;
 if(typeof data140 !== "string"){
 let dataType141 = typeof data140;
 let coerced141 = undefined;
@@ -7051,7 +7009,87 @@ else if(data140 === null){
 coerced141 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data140};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data140};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+}
+if(coerced141 !== undefined){
+data140 = coerced141;
+if(data139 !== undefined){
+data139["none"] = coerced141;
+}
+}
+}
+if("max" !== data140){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data140};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+var _valid12 = _errs412 === errors;
+valid49 = valid49 || _valid12;
+}
+}
+}
+}
+}
+if(!valid49){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data140};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs401;
+if(vErrors !== null){
+if(_errs401){
+vErrors.length = _errs401;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs400 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data139.minimal !== undefined){
+let data141 = data139.minimal;
+const _errs414 = errors;
+const _errs415 = errors;
+let valid50 = false;
+const _errs416 = errors;
+if(typeof data141 !== "string"){
+let dataType142 = typeof data141;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data141;
+}
+else if(data141 === null){
+coerced142 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7061,15 +7099,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data140 = coerced141;
-if(data138 !== undefined){
-data138["minimal"] = coerced141;
+if(coerced142 !== undefined){
+data141 = coerced142;
+if(data139 !== undefined){
+data139["minimal"] = coerced142;
 }
 }
 }
-if("minimal" !== data140){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data140};
+if("minimal" !== data141){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7078,22 +7116,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs414 === errors;
+var _valid13 = _errs416 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs416 = errors;
-if(typeof data140 !== "string"){
-let dataType142 = typeof data140;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data140;
+const _errs418 = errors;
+if(typeof data141 !== "string"){
+let dataType143 = typeof data141;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data141;
 }
-else if(data140 === null){
-coerced142 = "";
+else if(data141 === null){
+coerced143 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data140};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7103,15 +7141,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data140 = coerced142;
-if(data138 !== undefined){
-data138["minimal"] = coerced142;
+if(coerced143 !== undefined){
+data141 = coerced143;
+if(data139 !== undefined){
+data139["minimal"] = coerced143;
 }
 }
 }
-if("low" !== data140){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data140};
+if("low" !== data141){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7120,22 +7158,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs416 === errors;
+var _valid13 = _errs418 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs418 = errors;
-if(typeof data140 !== "string"){
-let dataType143 = typeof data140;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data140;
+const _errs420 = errors;
+if(typeof data141 !== "string"){
+let dataType144 = typeof data141;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data141;
 }
-else if(data140 === null){
-coerced143 = "";
+else if(data141 === null){
+coerced144 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data140};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7145,15 +7183,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data140 = coerced143;
-if(data138 !== undefined){
-data138["minimal"] = coerced143;
+if(coerced144 !== undefined){
+data141 = coerced144;
+if(data139 !== undefined){
+data139["minimal"] = coerced144;
 }
 }
 }
-if("medium" !== data140){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data140};
+if("medium" !== data141){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7162,22 +7200,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs418 === errors;
+var _valid13 = _errs420 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs420 = errors;
-if(typeof data140 !== "string"){
-let dataType144 = typeof data140;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data140;
+const _errs422 = errors;
+if(typeof data141 !== "string"){
+let dataType145 = typeof data141;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data141;
 }
-else if(data140 === null){
-coerced144 = "";
+else if(data141 === null){
+coerced145 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data140};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7187,15 +7225,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data140 = coerced144;
-if(data138 !== undefined){
-data138["minimal"] = coerced144;
+if(coerced145 !== undefined){
+data141 = coerced145;
+if(data139 !== undefined){
+data139["minimal"] = coerced145;
 }
 }
 }
-if("high" !== data140){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data140};
+if("high" !== data141){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data141};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7204,22 +7242,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs420 === errors;
+var _valid13 = _errs422 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs422 = errors;
-if(typeof data140 !== "string"){
-let dataType145 = typeof data140;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data140;
+const _errs424 = errors;
+if(typeof data141 !== "string"){
+let dataType146 = typeof data141;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data141;
 }
-else if(data140 === null){
-coerced145 = "";
+else if(data141 === null){
+coerced146 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data140};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7229,15 +7267,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data140 = coerced145;
-if(data138 !== undefined){
-data138["minimal"] = coerced145;
+if(coerced146 !== undefined){
+data141 = coerced146;
+if(data139 !== undefined){
+data139["minimal"] = coerced146;
 }
 }
 }
-if("xhigh" !== data140){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data140};
+if("xhigh" !== data141){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data141};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7246,90 +7284,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs422 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs424 = errors;
-if(typeof data140 !== "string"){
-let dataType146 = typeof data140;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data140;
-}
-else if(data140 === null){
-coerced146 = "";
-}
-else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data140};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-}
-if(coerced146 !== undefined){
-data140 = coerced146;
-if(data138 !== undefined){
-data138["minimal"] = coerced146;
-}
-}
-}
-if("max" !== data140){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data140};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-}
 var _valid13 = _errs424 === errors;
 valid50 = valid50 || _valid13;
-}
-}
-}
-}
-}
 if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data140};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs413;
-if(vErrors !== null){
-if(_errs413){
-vErrors.length = _errs413;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs412 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data138.low !== undefined){
-let data141 = data138.low;
 const _errs426 = errors;
-const _errs427 = errors;
-let valid51 = false;
-const _errs428 = errors;
 if(typeof data141 !== "string"){
 let dataType147 = typeof data141;
 let coerced147 = undefined;
@@ -7341,7 +7299,87 @@ else if(data141 === null){
 coerced147 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data141};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data141};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+}
+if(coerced147 !== undefined){
+data141 = coerced147;
+if(data139 !== undefined){
+data139["minimal"] = coerced147;
+}
+}
+}
+if("max" !== data141){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data141};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+var _valid13 = _errs426 === errors;
+valid50 = valid50 || _valid13;
+}
+}
+}
+}
+}
+if(!valid50){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data141};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs415;
+if(vErrors !== null){
+if(_errs415){
+vErrors.length = _errs415;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs414 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data139.low !== undefined){
+let data142 = data139.low;
+const _errs428 = errors;
+const _errs429 = errors;
+let valid51 = false;
+const _errs430 = errors;
+if(typeof data142 !== "string"){
+let dataType148 = typeof data142;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data142;
+}
+else if(data142 === null){
+coerced148 = "";
+}
+else {
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7351,15 +7389,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data141 = coerced147;
-if(data138 !== undefined){
-data138["low"] = coerced147;
+if(coerced148 !== undefined){
+data142 = coerced148;
+if(data139 !== undefined){
+data139["low"] = coerced148;
 }
 }
 }
-if("minimal" !== data141){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data141};
+if("minimal" !== data142){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7368,22 +7406,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs428 === errors;
+var _valid14 = _errs430 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs430 = errors;
-if(typeof data141 !== "string"){
-let dataType148 = typeof data141;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data141;
+const _errs432 = errors;
+if(typeof data142 !== "string"){
+let dataType149 = typeof data142;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data142;
 }
-else if(data141 === null){
-coerced148 = "";
+else if(data142 === null){
+coerced149 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data141};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7393,15 +7431,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data141 = coerced148;
-if(data138 !== undefined){
-data138["low"] = coerced148;
+if(coerced149 !== undefined){
+data142 = coerced149;
+if(data139 !== undefined){
+data139["low"] = coerced149;
 }
 }
 }
-if("low" !== data141){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data141};
+if("low" !== data142){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7410,22 +7448,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs430 === errors;
+var _valid14 = _errs432 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs432 = errors;
-if(typeof data141 !== "string"){
-let dataType149 = typeof data141;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data141;
+const _errs434 = errors;
+if(typeof data142 !== "string"){
+let dataType150 = typeof data142;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data142;
 }
-else if(data141 === null){
-coerced149 = "";
+else if(data142 === null){
+coerced150 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data141};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7435,15 +7473,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data141 = coerced149;
-if(data138 !== undefined){
-data138["low"] = coerced149;
+if(coerced150 !== undefined){
+data142 = coerced150;
+if(data139 !== undefined){
+data139["low"] = coerced150;
 }
 }
 }
-if("medium" !== data141){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data141};
+if("medium" !== data142){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7452,22 +7490,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs432 === errors;
+var _valid14 = _errs434 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs434 = errors;
-if(typeof data141 !== "string"){
-let dataType150 = typeof data141;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data141;
+const _errs436 = errors;
+if(typeof data142 !== "string"){
+let dataType151 = typeof data142;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data142;
 }
-else if(data141 === null){
-coerced150 = "";
+else if(data142 === null){
+coerced151 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data141};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7477,15 +7515,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data141 = coerced150;
-if(data138 !== undefined){
-data138["low"] = coerced150;
+if(coerced151 !== undefined){
+data142 = coerced151;
+if(data139 !== undefined){
+data139["low"] = coerced151;
 }
 }
 }
-if("high" !== data141){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data141};
+if("high" !== data142){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7494,22 +7532,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs434 === errors;
+var _valid14 = _errs436 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs436 = errors;
-if(typeof data141 !== "string"){
-let dataType151 = typeof data141;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data141;
+const _errs438 = errors;
+if(typeof data142 !== "string"){
+let dataType152 = typeof data142;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data142;
 }
-else if(data141 === null){
-coerced151 = "";
+else if(data142 === null){
+coerced152 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data141};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7519,15 +7557,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data141 = coerced151;
-if(data138 !== undefined){
-data138["low"] = coerced151;
+if(coerced152 !== undefined){
+data142 = coerced152;
+if(data139 !== undefined){
+data139["low"] = coerced152;
 }
 }
 }
-if("xhigh" !== data141){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data141};
+if("xhigh" !== data142){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7536,90 +7574,10 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs436 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs438 = errors;
-if(typeof data141 !== "string"){
-let dataType152 = typeof data141;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data141;
-}
-else if(data141 === null){
-coerced152 = "";
-}
-else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data141};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-}
-if(coerced152 !== undefined){
-data141 = coerced152;
-if(data138 !== undefined){
-data138["low"] = coerced152;
-}
-}
-}
-if("max" !== data141){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data141};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
-}
-errors++;
-}
 var _valid14 = _errs438 === errors;
 valid51 = valid51 || _valid14;
-}
-}
-}
-}
-}
 if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data141};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs427;
-if(vErrors !== null){
-if(_errs427){
-vErrors.length = _errs427;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs426 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data138.medium !== undefined){
-let data142 = data138.medium;
 const _errs440 = errors;
-const _errs441 = errors;
-let valid52 = false;
-const _errs442 = errors;
 if(typeof data142 !== "string"){
 let dataType153 = typeof data142;
 let coerced153 = undefined;
@@ -7631,7 +7589,87 @@ else if(data142 === null){
 coerced153 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data142};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data142};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+}
+if(coerced153 !== undefined){
+data142 = coerced153;
+if(data139 !== undefined){
+data139["low"] = coerced153;
+}
+}
+}
+if("max" !== data142){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data142};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+var _valid14 = _errs440 === errors;
+valid51 = valid51 || _valid14;
+}
+}
+}
+}
+}
+if(!valid51){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data142};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs429;
+if(vErrors !== null){
+if(_errs429){
+vErrors.length = _errs429;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs428 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data139.medium !== undefined){
+let data143 = data139.medium;
+const _errs442 = errors;
+const _errs443 = errors;
+let valid52 = false;
+const _errs444 = errors;
+if(typeof data143 !== "string"){
+let dataType154 = typeof data143;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data143;
+}
+else if(data143 === null){
+coerced154 = "";
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7641,15 +7679,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data142 = coerced153;
-if(data138 !== undefined){
-data138["medium"] = coerced153;
+if(coerced154 !== undefined){
+data143 = coerced154;
+if(data139 !== undefined){
+data139["medium"] = coerced154;
 }
 }
 }
-if("minimal" !== data142){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data142};
+if("minimal" !== data143){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7658,22 +7696,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs442 === errors;
+var _valid15 = _errs444 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs444 = errors;
-if(typeof data142 !== "string"){
-let dataType154 = typeof data142;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data142;
+const _errs446 = errors;
+if(typeof data143 !== "string"){
+let dataType155 = typeof data143;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data143;
 }
-else if(data142 === null){
-coerced154 = "";
+else if(data143 === null){
+coerced155 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data142};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7683,15 +7721,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data142 = coerced154;
-if(data138 !== undefined){
-data138["medium"] = coerced154;
+if(coerced155 !== undefined){
+data143 = coerced155;
+if(data139 !== undefined){
+data139["medium"] = coerced155;
 }
 }
 }
-if("low" !== data142){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data142};
+if("low" !== data143){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7700,22 +7738,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs444 === errors;
+var _valid15 = _errs446 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs446 = errors;
-if(typeof data142 !== "string"){
-let dataType155 = typeof data142;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data142;
+const _errs448 = errors;
+if(typeof data143 !== "string"){
+let dataType156 = typeof data143;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data143;
 }
-else if(data142 === null){
-coerced155 = "";
+else if(data143 === null){
+coerced156 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data142};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7725,15 +7763,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data142 = coerced155;
-if(data138 !== undefined){
-data138["medium"] = coerced155;
+if(coerced156 !== undefined){
+data143 = coerced156;
+if(data139 !== undefined){
+data139["medium"] = coerced156;
 }
 }
 }
-if("medium" !== data142){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data142};
+if("medium" !== data143){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data143};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7742,22 +7780,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs446 === errors;
+var _valid15 = _errs448 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs448 = errors;
-if(typeof data142 !== "string"){
-let dataType156 = typeof data142;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data142;
+const _errs450 = errors;
+if(typeof data143 !== "string"){
+let dataType157 = typeof data143;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data143;
 }
-else if(data142 === null){
-coerced156 = "";
+else if(data143 === null){
+coerced157 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data142};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7767,15 +7805,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data142 = coerced156;
-if(data138 !== undefined){
-data138["medium"] = coerced156;
+if(coerced157 !== undefined){
+data143 = coerced157;
+if(data139 !== undefined){
+data139["medium"] = coerced157;
 }
 }
 }
-if("high" !== data142){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data142};
+if("high" !== data143){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data143};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -7784,22 +7822,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs448 === errors;
+var _valid15 = _errs450 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs450 = errors;
-if(typeof data142 !== "string"){
-let dataType157 = typeof data142;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data142;
+const _errs452 = errors;
+if(typeof data143 !== "string"){
+let dataType158 = typeof data143;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data143;
 }
-else if(data142 === null){
-coerced157 = "";
+else if(data143 === null){
+coerced158 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data142};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data143};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -7809,15 +7847,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data142 = coerced157;
-if(data138 !== undefined){
-data138["medium"] = coerced157;
+if(coerced158 !== undefined){
+data143 = coerced158;
+if(data139 !== undefined){
+data139["medium"] = coerced158;
 }
 }
 }
-if("xhigh" !== data142){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data142};
+if("xhigh" !== data143){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data143};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -7826,90 +7864,10 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs450 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs452 = errors;
-if(typeof data142 !== "string"){
-let dataType158 = typeof data142;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data142;
-}
-else if(data142 === null){
-coerced158 = "";
-}
-else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data142};
-if(vErrors === null){
-vErrors = [err151];
-}
-else {
-vErrors.push(err151);
-}
-errors++;
-}
-}
-if(coerced158 !== undefined){
-data142 = coerced158;
-if(data138 !== undefined){
-data138["medium"] = coerced158;
-}
-}
-}
-if("max" !== data142){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data142};
-if(vErrors === null){
-vErrors = [err152];
-}
-else {
-vErrors.push(err152);
-}
-errors++;
-}
 var _valid15 = _errs452 === errors;
 valid52 = valid52 || _valid15;
-}
-}
-}
-}
-}
 if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data142};
-if(vErrors === null){
-vErrors = [err153];
-}
-else {
-vErrors.push(err153);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs441;
-if(vErrors !== null){
-if(_errs441){
-vErrors.length = _errs441;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs440 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data138.high !== undefined){
-let data143 = data138.high;
 const _errs454 = errors;
-const _errs455 = errors;
-let valid53 = false;
-const _errs456 = errors;
 if(typeof data143 !== "string"){
 let dataType159 = typeof data143;
 let coerced159 = undefined;
@@ -7921,7 +7879,87 @@ else if(data143 === null){
 coerced159 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data143};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data143};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+}
+if(coerced159 !== undefined){
+data143 = coerced159;
+if(data139 !== undefined){
+data139["medium"] = coerced159;
+}
+}
+}
+if("max" !== data143){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data143};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+var _valid15 = _errs454 === errors;
+valid52 = valid52 || _valid15;
+}
+}
+}
+}
+}
+if(!valid52){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data143};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs443;
+if(vErrors !== null){
+if(_errs443){
+vErrors.length = _errs443;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs442 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data139.high !== undefined){
+let data144 = data139.high;
+const _errs456 = errors;
+const _errs457 = errors;
+let valid53 = false;
+const _errs458 = errors;
+if(typeof data144 !== "string"){
+let dataType160 = typeof data144;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data144;
+}
+else if(data144 === null){
+coerced160 = "";
+}
+else {
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data144};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -7931,15 +7969,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data143 = coerced159;
-if(data138 !== undefined){
-data138["high"] = coerced159;
+if(coerced160 !== undefined){
+data144 = coerced160;
+if(data139 !== undefined){
+data139["high"] = coerced160;
 }
 }
 }
-if("minimal" !== data143){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data143};
+if("minimal" !== data144){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data144};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -7948,22 +7986,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs456 === errors;
+var _valid16 = _errs458 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs458 = errors;
-if(typeof data143 !== "string"){
-let dataType160 = typeof data143;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data143;
+const _errs460 = errors;
+if(typeof data144 !== "string"){
+let dataType161 = typeof data144;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data144;
 }
-else if(data143 === null){
-coerced160 = "";
+else if(data144 === null){
+coerced161 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data143};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data144};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -7973,15 +8011,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data143 = coerced160;
-if(data138 !== undefined){
-data138["high"] = coerced160;
+if(coerced161 !== undefined){
+data144 = coerced161;
+if(data139 !== undefined){
+data139["high"] = coerced161;
 }
 }
 }
-if("low" !== data143){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data143};
+if("low" !== data144){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data144};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -7990,22 +8028,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs458 === errors;
+var _valid16 = _errs460 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs460 = errors;
-if(typeof data143 !== "string"){
-let dataType161 = typeof data143;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data143;
+const _errs462 = errors;
+if(typeof data144 !== "string"){
+let dataType162 = typeof data144;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data144;
 }
-else if(data143 === null){
-coerced161 = "";
+else if(data144 === null){
+coerced162 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data143};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data144};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8015,15 +8053,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data143 = coerced161;
-if(data138 !== undefined){
-data138["high"] = coerced161;
+if(coerced162 !== undefined){
+data144 = coerced162;
+if(data139 !== undefined){
+data139["high"] = coerced162;
 }
 }
 }
-if("medium" !== data143){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data143};
+if("medium" !== data144){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data144};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8032,22 +8070,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs460 === errors;
+var _valid16 = _errs462 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs462 = errors;
-if(typeof data143 !== "string"){
-let dataType162 = typeof data143;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data143;
+const _errs464 = errors;
+if(typeof data144 !== "string"){
+let dataType163 = typeof data144;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data144;
 }
-else if(data143 === null){
-coerced162 = "";
+else if(data144 === null){
+coerced163 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data143};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data144};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8057,15 +8095,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data143 = coerced162;
-if(data138 !== undefined){
-data138["high"] = coerced162;
+if(coerced163 !== undefined){
+data144 = coerced163;
+if(data139 !== undefined){
+data139["high"] = coerced163;
 }
 }
 }
-if("high" !== data143){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data143};
+if("high" !== data144){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data144};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8074,22 +8112,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs462 === errors;
+var _valid16 = _errs464 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs464 = errors;
-if(typeof data143 !== "string"){
-let dataType163 = typeof data143;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data143;
+const _errs466 = errors;
+if(typeof data144 !== "string"){
+let dataType164 = typeof data144;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data144;
 }
-else if(data143 === null){
-coerced163 = "";
+else if(data144 === null){
+coerced164 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data143};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data144};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8099,15 +8137,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data143 = coerced163;
-if(data138 !== undefined){
-data138["high"] = coerced163;
+if(coerced164 !== undefined){
+data144 = coerced164;
+if(data139 !== undefined){
+data139["high"] = coerced164;
 }
 }
 }
-if("xhigh" !== data143){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data143};
+if("xhigh" !== data144){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data144};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8116,90 +8154,10 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs464 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs466 = errors;
-if(typeof data143 !== "string"){
-let dataType164 = typeof data143;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data143;
-}
-else if(data143 === null){
-coerced164 = "";
-}
-else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data143};
-if(vErrors === null){
-vErrors = [err164];
-}
-else {
-vErrors.push(err164);
-}
-errors++;
-}
-}
-if(coerced164 !== undefined){
-data143 = coerced164;
-if(data138 !== undefined){
-data138["high"] = coerced164;
-}
-}
-}
-if("max" !== data143){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data143};
-if(vErrors === null){
-vErrors = [err165];
-}
-else {
-vErrors.push(err165);
-}
-errors++;
-}
 var _valid16 = _errs466 === errors;
 valid53 = valid53 || _valid16;
-}
-}
-}
-}
-}
 if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data143};
-if(vErrors === null){
-vErrors = [err166];
-}
-else {
-vErrors.push(err166);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs455;
-if(vErrors !== null){
-if(_errs455){
-vErrors.length = _errs455;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs454 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data138.xhigh !== undefined){
-let data144 = data138.xhigh;
 const _errs468 = errors;
-const _errs469 = errors;
-let valid54 = false;
-const _errs470 = errors;
 if(typeof data144 !== "string"){
 let dataType165 = typeof data144;
 let coerced165 = undefined;
@@ -8211,7 +8169,87 @@ else if(data144 === null){
 coerced165 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data144};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data144};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+}
+if(coerced165 !== undefined){
+data144 = coerced165;
+if(data139 !== undefined){
+data139["high"] = coerced165;
+}
+}
+}
+if("max" !== data144){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data144};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+var _valid16 = _errs468 === errors;
+valid53 = valid53 || _valid16;
+}
+}
+}
+}
+}
+if(!valid53){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data144};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs457;
+if(vErrors !== null){
+if(_errs457){
+vErrors.length = _errs457;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs456 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data139.xhigh !== undefined){
+let data145 = data139.xhigh;
+const _errs470 = errors;
+const _errs471 = errors;
+let valid54 = false;
+const _errs472 = errors;
+if(typeof data145 !== "string"){
+let dataType166 = typeof data145;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data145;
+}
+else if(data145 === null){
+coerced166 = "";
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8221,15 +8259,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data144 = coerced165;
-if(data138 !== undefined){
-data138["xhigh"] = coerced165;
+if(coerced166 !== undefined){
+data145 = coerced166;
+if(data139 !== undefined){
+data139["xhigh"] = coerced166;
 }
 }
 }
-if("minimal" !== data144){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data144};
+if("minimal" !== data145){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8238,22 +8276,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs470 === errors;
+var _valid17 = _errs472 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs472 = errors;
-if(typeof data144 !== "string"){
-let dataType166 = typeof data144;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data144;
+const _errs474 = errors;
+if(typeof data145 !== "string"){
+let dataType167 = typeof data145;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data145;
 }
-else if(data144 === null){
-coerced166 = "";
+else if(data145 === null){
+coerced167 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data144};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8263,15 +8301,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data144 = coerced166;
-if(data138 !== undefined){
-data138["xhigh"] = coerced166;
+if(coerced167 !== undefined){
+data145 = coerced167;
+if(data139 !== undefined){
+data139["xhigh"] = coerced167;
 }
 }
 }
-if("low" !== data144){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data144};
+if("low" !== data145){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8280,22 +8318,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs472 === errors;
+var _valid17 = _errs474 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs474 = errors;
-if(typeof data144 !== "string"){
-let dataType167 = typeof data144;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data144;
+const _errs476 = errors;
+if(typeof data145 !== "string"){
+let dataType168 = typeof data145;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data145;
 }
-else if(data144 === null){
-coerced167 = "";
+else if(data145 === null){
+coerced168 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data144};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8305,15 +8343,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data144 = coerced167;
-if(data138 !== undefined){
-data138["xhigh"] = coerced167;
+if(coerced168 !== undefined){
+data145 = coerced168;
+if(data139 !== undefined){
+data139["xhigh"] = coerced168;
 }
 }
 }
-if("medium" !== data144){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data144};
+if("medium" !== data145){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8322,22 +8360,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs474 === errors;
+var _valid17 = _errs476 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs476 = errors;
-if(typeof data144 !== "string"){
-let dataType168 = typeof data144;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data144;
+const _errs478 = errors;
+if(typeof data145 !== "string"){
+let dataType169 = typeof data145;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data145;
 }
-else if(data144 === null){
-coerced168 = "";
+else if(data145 === null){
+coerced169 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data144};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8347,15 +8385,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data144 = coerced168;
-if(data138 !== undefined){
-data138["xhigh"] = coerced168;
+if(coerced169 !== undefined){
+data145 = coerced169;
+if(data139 !== undefined){
+data139["xhigh"] = coerced169;
 }
 }
 }
-if("high" !== data144){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data144};
+if("high" !== data145){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8364,22 +8402,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs476 === errors;
+var _valid17 = _errs478 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs478 = errors;
-if(typeof data144 !== "string"){
-let dataType169 = typeof data144;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data144;
+const _errs480 = errors;
+if(typeof data145 !== "string"){
+let dataType170 = typeof data145;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data145;
 }
-else if(data144 === null){
-coerced169 = "";
+else if(data145 === null){
+coerced170 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data144};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8389,15 +8427,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data144 = coerced169;
-if(data138 !== undefined){
-data138["xhigh"] = coerced169;
+if(coerced170 !== undefined){
+data145 = coerced170;
+if(data139 !== undefined){
+data139["xhigh"] = coerced170;
 }
 }
 }
-if("xhigh" !== data144){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data144};
+if("xhigh" !== data145){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8406,90 +8444,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs478 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs480 = errors;
-if(typeof data144 !== "string"){
-let dataType170 = typeof data144;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data144;
-}
-else if(data144 === null){
-coerced170 = "";
-}
-else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data144};
-if(vErrors === null){
-vErrors = [err177];
-}
-else {
-vErrors.push(err177);
-}
-errors++;
-}
-}
-if(coerced170 !== undefined){
-data144 = coerced170;
-if(data138 !== undefined){
-data138["xhigh"] = coerced170;
-}
-}
-}
-if("max" !== data144){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data144};
-if(vErrors === null){
-vErrors = [err178];
-}
-else {
-vErrors.push(err178);
-}
-errors++;
-}
 var _valid17 = _errs480 === errors;
 valid54 = valid54 || _valid17;
-}
-}
-}
-}
-}
 if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data144};
-if(vErrors === null){
-vErrors = [err179];
-}
-else {
-vErrors.push(err179);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs469;
-if(vErrors !== null){
-if(_errs469){
-vErrors.length = _errs469;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs468 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data138.max !== undefined){
-let data145 = data138.max;
 const _errs482 = errors;
-const _errs483 = errors;
-let valid55 = false;
-const _errs484 = errors;
 if(typeof data145 !== "string"){
 let dataType171 = typeof data145;
 let coerced171 = undefined;
@@ -8501,7 +8459,87 @@ else if(data145 === null){
 coerced171 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data145};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data145};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+}
+if(coerced171 !== undefined){
+data145 = coerced171;
+if(data139 !== undefined){
+data139["xhigh"] = coerced171;
+}
+}
+}
+if("max" !== data145){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data145};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+var _valid17 = _errs482 === errors;
+valid54 = valid54 || _valid17;
+}
+}
+}
+}
+}
+if(!valid54){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data145};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs471;
+if(vErrors !== null){
+if(_errs471){
+vErrors.length = _errs471;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs470 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data139.max !== undefined){
+let data146 = data139.max;
+const _errs484 = errors;
+const _errs485 = errors;
+let valid55 = false;
+const _errs486 = errors;
+if(typeof data146 !== "string"){
+let dataType172 = typeof data146;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data146;
+}
+else if(data146 === null){
+coerced172 = "";
+}
+else {
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data146};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8511,15 +8549,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data145 = coerced171;
-if(data138 !== undefined){
-data138["max"] = coerced171;
+if(coerced172 !== undefined){
+data146 = coerced172;
+if(data139 !== undefined){
+data139["max"] = coerced172;
 }
 }
 }
-if("minimal" !== data145){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data145};
+if("minimal" !== data146){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data146};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8528,22 +8566,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs484 === errors;
+var _valid18 = _errs486 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs486 = errors;
-if(typeof data145 !== "string"){
-let dataType172 = typeof data145;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data145;
+const _errs488 = errors;
+if(typeof data146 !== "string"){
+let dataType173 = typeof data146;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data146;
 }
-else if(data145 === null){
-coerced172 = "";
+else if(data146 === null){
+coerced173 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data145};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data146};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8553,15 +8591,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data145 = coerced172;
-if(data138 !== undefined){
-data138["max"] = coerced172;
+if(coerced173 !== undefined){
+data146 = coerced173;
+if(data139 !== undefined){
+data139["max"] = coerced173;
 }
 }
 }
-if("low" !== data145){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data145};
+if("low" !== data146){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data146};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8570,22 +8608,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs486 === errors;
+var _valid18 = _errs488 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs488 = errors;
-if(typeof data145 !== "string"){
-let dataType173 = typeof data145;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data145;
+const _errs490 = errors;
+if(typeof data146 !== "string"){
+let dataType174 = typeof data146;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data146;
 }
-else if(data145 === null){
-coerced173 = "";
+else if(data146 === null){
+coerced174 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data145};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data146};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8595,15 +8633,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data145 = coerced173;
-if(data138 !== undefined){
-data138["max"] = coerced173;
+if(coerced174 !== undefined){
+data146 = coerced174;
+if(data139 !== undefined){
+data139["max"] = coerced174;
 }
 }
 }
-if("medium" !== data145){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data145};
+if("medium" !== data146){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data146};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8612,22 +8650,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs488 === errors;
+var _valid18 = _errs490 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs490 = errors;
-if(typeof data145 !== "string"){
-let dataType174 = typeof data145;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data145;
+const _errs492 = errors;
+if(typeof data146 !== "string"){
+let dataType175 = typeof data146;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data146;
 }
-else if(data145 === null){
-coerced174 = "";
+else if(data146 === null){
+coerced175 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data145};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data146};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8637,15 +8675,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data145 = coerced174;
-if(data138 !== undefined){
-data138["max"] = coerced174;
+if(coerced175 !== undefined){
+data146 = coerced175;
+if(data139 !== undefined){
+data139["max"] = coerced175;
 }
 }
 }
-if("high" !== data145){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data145};
+if("high" !== data146){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data146};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8654,22 +8692,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs490 === errors;
+var _valid18 = _errs492 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs492 = errors;
-if(typeof data145 !== "string"){
-let dataType175 = typeof data145;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data145;
+const _errs494 = errors;
+if(typeof data146 !== "string"){
+let dataType176 = typeof data146;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data146;
 }
-else if(data145 === null){
-coerced175 = "";
+else if(data146 === null){
+coerced176 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data145};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data146};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -8679,15 +8717,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data145 = coerced175;
-if(data138 !== undefined){
-data138["max"] = coerced175;
+if(coerced176 !== undefined){
+data146 = coerced176;
+if(data139 !== undefined){
+data139["max"] = coerced176;
 }
 }
 }
-if("xhigh" !== data145){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data145};
+if("xhigh" !== data146){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data146};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -8696,22 +8734,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs492 === errors;
+var _valid18 = _errs494 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs494 = errors;
-if(typeof data145 !== "string"){
-let dataType176 = typeof data145;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data145;
+const _errs496 = errors;
+if(typeof data146 !== "string"){
+let dataType177 = typeof data146;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data146;
 }
-else if(data145 === null){
-coerced176 = "";
+else if(data146 === null){
+coerced177 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data145};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data146};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -8721,15 +8759,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data145 = coerced176;
-if(data138 !== undefined){
-data138["max"] = coerced176;
+if(coerced177 !== undefined){
+data146 = coerced177;
+if(data139 !== undefined){
+data139["max"] = coerced177;
 }
 }
 }
-if("max" !== data145){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data145};
+if("max" !== data146){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data146};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -8738,7 +8776,7 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs494 === errors;
+var _valid18 = _errs496 === errors;
 valid55 = valid55 || _valid18;
 }
 }
@@ -8746,7 +8784,7 @@ valid55 = valid55 || _valid18;
 }
 }
 if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data145};
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data146};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -8758,17 +8796,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs483;
+errors = _errs485;
 if(vErrors !== null){
-if(_errs483){
-vErrors.length = _errs483;
+if(_errs485){
+vErrors.length = _errs485;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs482 === errors;
+var valid48 = _errs484 === errors;
 }
 else {
 var valid48 = true;
@@ -8782,48 +8820,48 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data139}];
 return false;
 }
 }
-var valid42 = _errs395 === errors;
+var valid42 = _errs397 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data125.answer_tokens !== undefined){
-let data146 = data125.answer_tokens;
-const _errs496 = errors;
-if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType177 = typeof data146;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 === "boolean" || data146 === null
-              || (dataType177 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced177 = +data146;
+if(data126.answer_tokens !== undefined){
+let data147 = data126.answer_tokens;
+const _errs498 = errors;
+if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
+let dataType178 = typeof data147;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 === "boolean" || data147 === null
+              || (dataType178 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
+coerced178 = +data147;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data147}];
 return false;
 }
 }
-if(coerced177 !== undefined){
-data146 = coerced177;
-if(data125 !== undefined){
-data125["answer_tokens"] = coerced177;
+if(coerced178 !== undefined){
+data147 = coerced178;
+if(data126 !== undefined){
+data126["answer_tokens"] = coerced178;
 }
 }
 }
-if(errors === _errs496){
-if(typeof data146 == "number"){
-if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data146}];
+if(errors === _errs498){
+if(typeof data147 == "number"){
+if(data147 < 1 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data147}];
 return false;
 }
 }
 }
-var valid42 = _errs496 === errors;
+var valid42 = _errs498 === errors;
 }
 else {
 var valid42 = true;
@@ -8837,75 +8875,38 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data126}];
 return false;
 }
 }
-var valid41 = _errs335 === errors;
+var valid41 = _errs337 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.pricing !== undefined){
-let data147 = data119.pricing;
-const _errs498 = errors;
-if(errors === _errs498){
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+if(data120.pricing !== undefined){
+let data148 = data120.pricing;
+const _errs500 = errors;
+if(errors === _errs500){
+if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
 let missing6;
-if(((data147.input === undefined) && (missing6 = "input")) || ((data147.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data147}];
+if(((data148.input === undefined) && (missing6 = "input")) || ((data148.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data148}];
 return false;
 }
 else {
-const _errs500 = errors;
-for(const key30 in data147){
+const _errs502 = errors;
+for(const key30 in data148){
 if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data148}];
 return false;
 break;
 }
 }
-if(_errs500 === errors){
-if(data147.input !== undefined){
-let data148 = data147.input;
-const _errs501 = errors;
-if(!(typeof data148 == "number")){
-let dataType178 = typeof data148;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "boolean" || data148 === null
-              || (dataType178 == "string" && data148 && data148 == +data148)){
-coerced178 = +data148;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data148}];
-return false;
-}
-}
-if(coerced178 !== undefined){
-data148 = coerced178;
-if(data147 !== undefined){
-data147["input"] = coerced178;
-}
-}
-}
-if(errors === _errs501){
-if(typeof data148 == "number"){
-if(data148 < 0 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data148}];
-return false;
-}
-}
-}
-var valid56 = _errs501 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data147.output !== undefined){
-let data149 = data147.output;
+if(_errs502 === errors){
+if(data148.input !== undefined){
+let data149 = data148.input;
 const _errs503 = errors;
 if(!(typeof data149 == "number")){
 let dataType179 = typeof data149;
@@ -8916,21 +8917,21 @@ if(dataType179 == "boolean" || data149 === null
 coerced179 = +data149;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data149}];
 return false;
 }
 }
 if(coerced179 !== undefined){
 data149 = coerced179;
-if(data147 !== undefined){
-data147["output"] = coerced179;
+if(data148 !== undefined){
+data148["input"] = coerced179;
 }
 }
 }
 if(errors === _errs503){
 if(typeof data149 == "number"){
 if(data149 < 0 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data149}];
 return false;
 }
 }
@@ -8941,8 +8942,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data147.cached_input !== undefined){
-let data150 = data147.cached_input;
+if(data148.output !== undefined){
+let data150 = data148.output;
 const _errs505 = errors;
 if(!(typeof data150 == "number")){
 let dataType180 = typeof data150;
@@ -8953,21 +8954,21 @@ if(dataType180 == "boolean" || data150 === null
 coerced180 = +data150;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data150}];
 return false;
 }
 }
 if(coerced180 !== undefined){
 data150 = coerced180;
-if(data147 !== undefined){
-data147["cached_input"] = coerced180;
+if(data148 !== undefined){
+data148["output"] = coerced180;
 }
 }
 }
 if(errors === _errs505){
 if(typeof data150 == "number"){
 if(data150 < 0 || isNaN(data150)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data150}];
 return false;
 }
 }
@@ -8978,8 +8979,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data147.cache_write !== undefined){
-let data151 = data147.cache_write;
+if(data148.cached_input !== undefined){
+let data151 = data148.cached_input;
 const _errs507 = errors;
 if(!(typeof data151 == "number")){
 let dataType181 = typeof data151;
@@ -8990,21 +8991,21 @@ if(dataType181 == "boolean" || data151 === null
 coerced181 = +data151;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data151}];
 return false;
 }
 }
 if(coerced181 !== undefined){
 data151 = coerced181;
-if(data147 !== undefined){
-data147["cache_write"] = coerced181;
+if(data148 !== undefined){
+data148["cached_input"] = coerced181;
 }
 }
 }
 if(errors === _errs507){
 if(typeof data151 == "number"){
 if(data151 < 0 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data151}];
 return false;
 }
 }
@@ -9015,8 +9016,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data147.cache_write_1h !== undefined){
-let data152 = data147.cache_write_1h;
+if(data148.cache_write !== undefined){
+let data152 = data148.cache_write;
 const _errs509 = errors;
 if(!(typeof data152 == "number")){
 let dataType182 = typeof data152;
@@ -9027,21 +9028,21 @@ if(dataType182 == "boolean" || data152 === null
 coerced182 = +data152;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data152}];
 return false;
 }
 }
 if(coerced182 !== undefined){
 data152 = coerced182;
-if(data147 !== undefined){
-data147["cache_write_1h"] = coerced182;
+if(data148 !== undefined){
+data148["cache_write"] = coerced182;
 }
 }
 }
 if(errors === _errs509){
 if(typeof data152 == "number"){
 if(data152 < 0 || isNaN(data152)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data152}];
 return false;
 }
 }
@@ -9052,8 +9053,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data147.reasoning !== undefined){
-let data153 = data147.reasoning;
+if(data148.cache_write_1h !== undefined){
+let data153 = data148.cache_write_1h;
 const _errs511 = errors;
 if(!(typeof data153 == "number")){
 let dataType183 = typeof data153;
@@ -9064,26 +9065,63 @@ if(dataType183 == "boolean" || data153 === null
 coerced183 = +data153;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data153}];
 return false;
 }
 }
 if(coerced183 !== undefined){
 data153 = coerced183;
-if(data147 !== undefined){
-data147["reasoning"] = coerced183;
+if(data148 !== undefined){
+data148["cache_write_1h"] = coerced183;
 }
 }
 }
 if(errors === _errs511){
 if(typeof data153 == "number"){
 if(data153 < 0 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data153}];
 return false;
 }
 }
 }
 var valid56 = _errs511 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data148.reasoning !== undefined){
+let data154 = data148.reasoning;
+const _errs513 = errors;
+if(!(typeof data154 == "number")){
+let dataType184 = typeof data154;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "boolean" || data154 === null
+              || (dataType184 == "string" && data154 && data154 == +data154)){
+coerced184 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data154}];
+return false;
+}
+}
+if(coerced184 !== undefined){
+data154 = coerced184;
+if(data148 !== undefined){
+data148["reasoning"] = coerced184;
+}
+}
+}
+if(errors === _errs513){
+if(typeof data154 == "number"){
+if(data154 < 0 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data154}];
+return false;
+}
+}
+}
+var valid56 = _errs513 === errors;
 }
 else {
 var valid56 = true;
@@ -9097,89 +9135,50 @@ var valid56 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data148}];
 return false;
 }
 }
-var valid41 = _errs498 === errors;
+var valid41 = _errs500 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data119.routes !== undefined){
-let data154 = data119.routes;
-const _errs513 = errors;
-if(errors === _errs513){
-if(Array.isArray(data154)){
-if(data154.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data154}];
+if(data120.routes !== undefined){
+let data155 = data120.routes;
+const _errs515 = errors;
+if(errors === _errs515){
+if(Array.isArray(data155)){
+if(data155.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data155}];
 return false;
 }
 else {
 var valid57 = true;
-const len7 = data154.length;
+const len7 = data155.length;
 for(let i7=0; i7<len7; i7++){
-let data155 = data154[i7];
-const _errs515 = errors;
-if(errors === _errs515){
-if(data155 && typeof data155 == "object" && !Array.isArray(data155)){
+let data156 = data155[i7];
+const _errs517 = errors;
+if(errors === _errs517){
+if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
 let missing7;
-if((data155.node === undefined) && (missing7 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data155}];
+if((data156.node === undefined) && (missing7 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data156}];
 return false;
 }
 else {
-const _errs517 = errors;
-for(const key31 in data155){
+const _errs519 = errors;
+for(const key31 in data156){
 if(!((((key31 === "node") || (key31 === "model")) || (key31 === "weight")) || (key31 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data156}];
 return false;
 break;
 }
 }
-if(_errs517 === errors){
-if(data155.node !== undefined){
-let data156 = data155.node;
-const _errs518 = errors;
-if(typeof data156 !== "string"){
-let dataType184 = typeof data156;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data156;
-}
-else if(data156 === null){
-coerced184 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data156}];
-return false;
-}
-}
-if(coerced184 !== undefined){
-data156 = coerced184;
-if(data155 !== undefined){
-data155["node"] = coerced184;
-}
-}
-}
-if(errors === _errs518){
-if(typeof data156 === "string"){
-if(func3(data156) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data156}];
-return false;
-}
-}
-}
-var valid58 = _errs518 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data155.model !== undefined){
-let data157 = data155.model;
+if(_errs519 === errors){
+if(data156.node !== undefined){
+let data157 = data156.node;
 const _errs520 = errors;
 if(typeof data157 !== "string"){
 let dataType185 = typeof data157;
@@ -9192,21 +9191,21 @@ else if(data157 === null){
 coerced185 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data157}];
 return false;
 }
 }
 if(coerced185 !== undefined){
 data157 = coerced185;
-if(data155 !== undefined){
-data155["model"] = coerced185;
+if(data156 !== undefined){
+data156["node"] = coerced185;
 }
 }
 }
 if(errors === _errs520){
 if(typeof data157 === "string"){
 if(func3(data157) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data157}];
 return false;
 }
 }
@@ -9217,33 +9216,35 @@ else {
 var valid58 = true;
 }
 if(valid58){
-if(data155.weight !== undefined){
-let data158 = data155.weight;
+if(data156.model !== undefined){
+let data158 = data156.model;
 const _errs522 = errors;
-if(!(typeof data158 == "number")){
+if(typeof data158 !== "string"){
 let dataType186 = typeof data158;
 let coerced186 = undefined;
 if(!(coerced186 !== undefined)){
-if(dataType186 == "boolean" || data158 === null
-              || (dataType186 == "string" && data158 && data158 == +data158)){
-coerced186 = +data158;
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data158;
+}
+else if(data158 === null){
+coerced186 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data158}];
 return false;
 }
 }
 if(coerced186 !== undefined){
 data158 = coerced186;
-if(data155 !== undefined){
-data155["weight"] = coerced186;
+if(data156 !== undefined){
+data156["model"] = coerced186;
 }
 }
 }
 if(errors === _errs522){
-if(typeof data158 == "number"){
-if(data158 <= 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data158}];
+if(typeof data158 === "string"){
+if(func3(data158) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data158}];
 return false;
 }
 }
@@ -9254,38 +9255,75 @@ else {
 var valid58 = true;
 }
 if(valid58){
-if(data155.priority !== undefined){
-let data159 = data155.priority;
+if(data156.weight !== undefined){
+let data159 = data156.weight;
 const _errs524 = errors;
-if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+if(!(typeof data159 == "number")){
 let dataType187 = typeof data159;
 let coerced187 = undefined;
 if(!(coerced187 !== undefined)){
-if(dataType187 === "boolean" || data159 === null
-              || (dataType187 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+if(dataType187 == "boolean" || data159 === null
+              || (dataType187 == "string" && data159 && data159 == +data159)){
 coerced187 = +data159;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data159}];
 return false;
 }
 }
 if(coerced187 !== undefined){
 data159 = coerced187;
-if(data155 !== undefined){
-data155["priority"] = coerced187;
+if(data156 !== undefined){
+data156["weight"] = coerced187;
 }
 }
 }
 if(errors === _errs524){
 if(typeof data159 == "number"){
-if(data159 < 0 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data159}];
+if(data159 <= 0 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data159}];
 return false;
 }
 }
 }
 var valid58 = _errs524 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data156.priority !== undefined){
+let data160 = data156.priority;
+const _errs526 = errors;
+if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
+let dataType188 = typeof data160;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 === "boolean" || data160 === null
+              || (dataType188 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
+coerced188 = +data160;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data160}];
+return false;
+}
+}
+if(coerced188 !== undefined){
+data160 = coerced188;
+if(data156 !== undefined){
+data156["priority"] = coerced188;
+}
+}
+}
+if(errors === _errs526){
+if(typeof data160 == "number"){
+if(data160 < 0 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data160}];
+return false;
+}
+}
+}
+var valid58 = _errs526 === errors;
 }
 else {
 var valid58 = true;
@@ -9297,11 +9335,11 @@ var valid58 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data156}];
 return false;
 }
 }
-var valid57 = _errs515 === errors;
+var valid57 = _errs517 === errors;
 if(!valid57){
 break;
 }
@@ -9309,11 +9347,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data155}];
 return false;
 }
 }
-var valid41 = _errs513 === errors;
+var valid41 = _errs515 === errors;
 }
 else {
 var valid41 = true;
@@ -9329,11 +9367,11 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data120}];
 return false;
 }
 }
-var valid40 = _errs322 === errors;
+var valid40 = _errs324 === errors;
 if(!valid40){
 break;
 }
@@ -9341,90 +9379,45 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data119}];
 return false;
 }
 }
-var valid0 = _errs320 === errors;
+var valid0 = _errs322 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data160 = data.accounts;
-const _errs526 = errors;
-if(errors === _errs526){
-if(Array.isArray(data160)){
-var valid59 = true;
-const len8 = data160.length;
-for(let i8=0; i8<len8; i8++){
-let data161 = data160[i8];
+let data161 = data.accounts;
 const _errs528 = errors;
 if(errors === _errs528){
-if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
+if(Array.isArray(data161)){
+var valid59 = true;
+const len8 = data161.length;
+for(let i8=0; i8<len8; i8++){
+let data162 = data161[i8];
+const _errs530 = errors;
+if(errors === _errs530){
+if(data162 && typeof data162 == "object" && !Array.isArray(data162)){
 let missing8;
-if((data161.id === undefined) && (missing8 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data161}];
+if((data162.id === undefined) && (missing8 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data162}];
 return false;
 }
 else {
-const _errs530 = errors;
-for(const key32 in data161){
+const _errs532 = errors;
+for(const key32 in data162){
 if(!((((((key32 === "id") || (key32 === "name")) || (key32 === "balance")) || (key32 === "allowed_models")) || (key32 === "limits")) || (key32 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data162}];
 return false;
 break;
 }
 }
-if(_errs530 === errors){
-if(data161.id !== undefined){
-let data162 = data161.id;
-const _errs531 = errors;
-if(typeof data162 !== "string"){
-let dataType188 = typeof data162;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data162;
-}
-else if(data162 === null){
-coerced188 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data162}];
-return false;
-}
-}
-if(coerced188 !== undefined){
-data162 = coerced188;
-if(data161 !== undefined){
-data161["id"] = coerced188;
-}
-}
-}
-if(errors === _errs531){
-if(typeof data162 === "string"){
-if(func3(data162) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data162}];
-return false;
-}
-else {
-if(!pattern6.test(data162)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data162}];
-return false;
-}
-}
-}
-}
-var valid60 = _errs531 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data161.name !== undefined){
-let data163 = data161.name;
+if(_errs532 === errors){
+if(data162.id !== undefined){
+let data163 = data162.id;
 const _errs533 = errors;
 if(typeof data163 !== "string"){
 let dataType189 = typeof data163;
@@ -9437,14 +9430,28 @@ else if(data163 === null){
 coerced189 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data163}];
 return false;
 }
 }
 if(coerced189 !== undefined){
 data163 = coerced189;
-if(data161 !== undefined){
-data161["name"] = coerced189;
+if(data162 !== undefined){
+data162["id"] = coerced189;
+}
+}
+}
+if(errors === _errs533){
+if(typeof data163 === "string"){
+if(func3(data163) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data163}];
+return false;
+}
+else {
+if(!pattern6.test(data163)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data163}];
+return false;
+}
 }
 }
 }
@@ -9454,26 +9461,28 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data161.balance !== undefined){
-let data164 = data161.balance;
+if(data162.name !== undefined){
+let data164 = data162.name;
 const _errs535 = errors;
-if(!(typeof data164 == "number")){
+if(typeof data164 !== "string"){
 let dataType190 = typeof data164;
 let coerced190 = undefined;
 if(!(coerced190 !== undefined)){
-if(dataType190 == "boolean" || data164 === null
-              || (dataType190 == "string" && data164 && data164 == +data164)){
-coerced190 = +data164;
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data164;
+}
+else if(data164 === null){
+coerced190 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data164}];
 return false;
 }
 }
 if(coerced190 !== undefined){
 data164 = coerced190;
-if(data161 !== undefined){
-data161["balance"] = coerced190;
+if(data162 !== undefined){
+data162["name"] = coerced190;
 }
 }
 }
@@ -9483,55 +9492,27 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data161.allowed_models !== undefined){
-let data165 = data161.allowed_models;
+if(data162.balance !== undefined){
+let data165 = data162.balance;
 const _errs537 = errors;
-if(errors === _errs537){
-if(Array.isArray(data165)){
-var valid61 = true;
-const len9 = data165.length;
-for(let i9=0; i9<len9; i9++){
-let data166 = data165[i9];
-const _errs539 = errors;
-if(typeof data166 !== "string"){
-let dataType191 = typeof data166;
+if(!(typeof data165 == "number")){
+let dataType191 = typeof data165;
 let coerced191 = undefined;
 if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data166;
-}
-else if(data166 === null){
-coerced191 = "";
+if(dataType191 == "boolean" || data165 === null
+              || (dataType191 == "string" && data165 && data165 == +data165)){
+coerced191 = +data165;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data165}];
 return false;
 }
 }
 if(coerced191 !== undefined){
-data166 = coerced191;
-if(data165 !== undefined){
-data165[i9] = coerced191;
+data165 = coerced191;
+if(data162 !== undefined){
+data162["balance"] = coerced191;
 }
-}
-}
-if(errors === _errs539){
-if(typeof data166 === "string"){
-if(func3(data166) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data166}];
-return false;
-}
-}
-}
-var valid61 = _errs539 === errors;
-if(!valid61){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data165}];
-return false;
 }
 }
 var valid60 = _errs537 === errors;
@@ -9540,59 +9521,79 @@ else {
 var valid60 = true;
 }
 if(valid60){
-if(data161.limits !== undefined){
-let data167 = data161.limits;
+if(data162.allowed_models !== undefined){
+let data166 = data162.allowed_models;
+const _errs539 = errors;
+if(errors === _errs539){
+if(Array.isArray(data166)){
+var valid61 = true;
+const len9 = data166.length;
+for(let i9=0; i9<len9; i9++){
+let data167 = data166[i9];
 const _errs541 = errors;
-if(errors === _errs541){
-if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
-const _errs543 = errors;
-for(const key33 in data167){
-if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data167}];
-return false;
-break;
-}
-}
-if(_errs543 === errors){
-if(data167.rpm !== undefined){
-let data168 = data167.rpm;
-const _errs544 = errors;
-if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
-let dataType192 = typeof data168;
+if(typeof data167 !== "string"){
+let dataType192 = typeof data167;
 let coerced192 = undefined;
 if(!(coerced192 !== undefined)){
-if(dataType192 === "boolean" || data168 === null
-              || (dataType192 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
-coerced192 = +data168;
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data167;
+}
+else if(data167 === null){
+coerced192 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data167}];
 return false;
 }
 }
 if(coerced192 !== undefined){
-data168 = coerced192;
-if(data167 !== undefined){
-data167["rpm"] = coerced192;
+data167 = coerced192;
+if(data166 !== undefined){
+data166[i9] = coerced192;
 }
 }
 }
-if(errors === _errs544){
-if(typeof data168 == "number"){
-if(data168 < 1 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data168}];
+if(errors === _errs541){
+if(typeof data167 === "string"){
+if(func3(data167) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data167}];
 return false;
 }
 }
 }
-var valid62 = _errs544 === errors;
+var valid61 = _errs541 === errors;
+if(!valid61){
+break;
+}
+}
 }
 else {
-var valid62 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data166}];
+return false;
 }
-if(valid62){
-if(data167.rps !== undefined){
-let data169 = data167.rps;
+}
+var valid60 = _errs539 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data162.limits !== undefined){
+let data168 = data162.limits;
+const _errs543 = errors;
+if(errors === _errs543){
+if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+const _errs545 = errors;
+for(const key33 in data168){
+if(!(((key33 === "rpm") || (key33 === "rps")) || (key33 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data168}];
+return false;
+break;
+}
+}
+if(_errs545 === errors){
+if(data168.rpm !== undefined){
+let data169 = data168.rpm;
 const _errs546 = errors;
 if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
 let dataType193 = typeof data169;
@@ -9603,21 +9604,21 @@ if(dataType193 === "boolean" || data169 === null
 coerced193 = +data169;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data169}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data169}];
 return false;
 }
 }
 if(coerced193 !== undefined){
 data169 = coerced193;
-if(data167 !== undefined){
-data167["rps"] = coerced193;
+if(data168 !== undefined){
+data168["rpm"] = coerced193;
 }
 }
 }
 if(errors === _errs546){
 if(typeof data169 == "number"){
 if(data169 < 1 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data169}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data169}];
 return false;
 }
 }
@@ -9628,8 +9629,8 @@ else {
 var valid62 = true;
 }
 if(valid62){
-if(data167.tpm !== undefined){
-let data170 = data167.tpm;
+if(data168.rps !== undefined){
+let data170 = data168.rps;
 const _errs548 = errors;
 if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
 let dataType194 = typeof data170;
@@ -9640,21 +9641,21 @@ if(dataType194 === "boolean" || data170 === null
 coerced194 = +data170;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data170}];
 return false;
 }
 }
 if(coerced194 !== undefined){
 data170 = coerced194;
-if(data167 !== undefined){
-data167["tpm"] = coerced194;
+if(data168 !== undefined){
+data168["rps"] = coerced194;
 }
 }
 }
 if(errors === _errs548){
 if(typeof data170 == "number"){
 if(data170 < 1 || isNaN(data170)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data170}];
 return false;
 }
 }
@@ -9664,83 +9665,120 @@ var valid62 = _errs548 === errors;
 else {
 var valid62 = true;
 }
+if(valid62){
+if(data168.tpm !== undefined){
+let data171 = data168.tpm;
+const _errs550 = errors;
+if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
+let dataType195 = typeof data171;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 === "boolean" || data171 === null
+              || (dataType195 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
+coerced195 = +data171;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data171}];
+return false;
+}
+}
+if(coerced195 !== undefined){
+data171 = coerced195;
+if(data168 !== undefined){
+data168["tpm"] = coerced195;
+}
+}
+}
+if(errors === _errs550){
+if(typeof data171 == "number"){
+if(data171 < 1 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data171}];
+return false;
+}
+}
+}
+var valid62 = _errs550 === errors;
+}
+else {
+var valid62 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data168}];
 return false;
 }
 }
-var valid60 = _errs541 === errors;
+var valid60 = _errs543 === errors;
 }
 else {
 var valid60 = true;
 }
 if(valid60){
-if(data161.policy !== undefined){
-let data171 = data161.policy;
-const _errs550 = errors;
-if(errors === _errs550){
-if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+if(data162.policy !== undefined){
+let data172 = data162.policy;
 const _errs552 = errors;
-for(const key34 in data171){
+if(errors === _errs552){
+if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
+const _errs554 = errors;
+for(const key34 in data172){
 if(!((key34 === "streaming") || (key34 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data172}];
 return false;
 break;
 }
 }
-if(_errs552 === errors){
-if(data171.streaming !== undefined){
-let data172 = data171.streaming;
-const _errs553 = errors;
-if(typeof data172 !== "boolean"){
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(data172 === "false" || data172 === 0 || data172 === null){
-coerced195 = false;
+if(_errs554 === errors){
+if(data172.streaming !== undefined){
+let data173 = data172.streaming;
+const _errs555 = errors;
+if(typeof data173 !== "boolean"){
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(data173 === "false" || data173 === 0 || data173 === null){
+coerced196 = false;
 }
-else if(data172 === "true" || data172 === 1){
-coerced195 = true;
+else if(data173 === "true" || data173 === 1){
+coerced196 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data173}];
 return false;
 }
 }
-if(coerced195 !== undefined){
-data172 = coerced195;
-if(data171 !== undefined){
-data171["streaming"] = coerced195;
+if(coerced196 !== undefined){
+data173 = coerced196;
+if(data172 !== undefined){
+data172["streaming"] = coerced196;
 }
 }
 }
-var valid63 = _errs553 === errors;
+var valid63 = _errs555 === errors;
 }
 else {
 var valid63 = true;
 }
 if(valid63){
-if(data171.max_reasoning_effort !== undefined){
-let data173 = data171.max_reasoning_effort;
-const _errs555 = errors;
-const _errs556 = errors;
-let valid64 = false;
+if(data172.max_reasoning_effort !== undefined){
+let data174 = data172.max_reasoning_effort;
 const _errs557 = errors;
-if(typeof data173 !== "string"){
-let dataType196 = typeof data173;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data173;
+const _errs558 = errors;
+let valid64 = false;
+const _errs559 = errors;
+if(typeof data174 !== "string"){
+let dataType197 = typeof data174;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data174;
 }
-else if(data173 === null){
-coerced196 = "";
+else if(data174 === null){
+coerced197 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data173};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data174};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -9750,15 +9788,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced196 !== undefined){
-data173 = coerced196;
-if(data171 !== undefined){
-data171["max_reasoning_effort"] = coerced196;
+if(coerced197 !== undefined){
+data174 = coerced197;
+if(data172 !== undefined){
+data172["max_reasoning_effort"] = coerced197;
 }
 }
 }
-if("none" !== data173){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data173};
+if("none" !== data174){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data174};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -9767,22 +9805,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs557 === errors;
+var _valid19 = _errs559 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs559 = errors;
-if(typeof data173 !== "string"){
-let dataType197 = typeof data173;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data173;
+const _errs561 = errors;
+if(typeof data174 !== "string"){
+let dataType198 = typeof data174;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data174;
 }
-else if(data173 === null){
-coerced197 = "";
+else if(data174 === null){
+coerced198 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data173};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data174};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -9792,15 +9830,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced197 !== undefined){
-data173 = coerced197;
-if(data171 !== undefined){
-data171["max_reasoning_effort"] = coerced197;
+if(coerced198 !== undefined){
+data174 = coerced198;
+if(data172 !== undefined){
+data172["max_reasoning_effort"] = coerced198;
 }
 }
 }
-if("minimal" !== data173){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data173};
+if("minimal" !== data174){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data174};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -9809,22 +9847,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs559 === errors;
+var _valid19 = _errs561 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs561 = errors;
-if(typeof data173 !== "string"){
-let dataType198 = typeof data173;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data173;
+const _errs563 = errors;
+if(typeof data174 !== "string"){
+let dataType199 = typeof data174;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data174;
 }
-else if(data173 === null){
-coerced198 = "";
+else if(data174 === null){
+coerced199 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data173};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data174};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -9834,15 +9872,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced198 !== undefined){
-data173 = coerced198;
-if(data171 !== undefined){
-data171["max_reasoning_effort"] = coerced198;
+if(coerced199 !== undefined){
+data174 = coerced199;
+if(data172 !== undefined){
+data172["max_reasoning_effort"] = coerced199;
 }
 }
 }
-if("low" !== data173){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data173};
+if("low" !== data174){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data174};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -9851,22 +9889,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs561 === errors;
+var _valid19 = _errs563 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs563 = errors;
-if(typeof data173 !== "string"){
-let dataType199 = typeof data173;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "number" || dataType199 == "boolean"){
-coerced199 = "" + data173;
+const _errs565 = errors;
+if(typeof data174 !== "string"){
+let dataType200 = typeof data174;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data174;
 }
-else if(data173 === null){
-coerced199 = "";
+else if(data174 === null){
+coerced200 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data173};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data174};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -9876,15 +9914,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced199 !== undefined){
-data173 = coerced199;
-if(data171 !== undefined){
-data171["max_reasoning_effort"] = coerced199;
+if(coerced200 !== undefined){
+data174 = coerced200;
+if(data172 !== undefined){
+data172["max_reasoning_effort"] = coerced200;
 }
 }
 }
-if("medium" !== data173){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data173};
+if("medium" !== data174){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data174};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -9893,22 +9931,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs563 === errors;
+var _valid19 = _errs565 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs565 = errors;
-if(typeof data173 !== "string"){
-let dataType200 = typeof data173;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "number" || dataType200 == "boolean"){
-coerced200 = "" + data173;
+const _errs567 = errors;
+if(typeof data174 !== "string"){
+let dataType201 = typeof data174;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data174;
 }
-else if(data173 === null){
-coerced200 = "";
+else if(data174 === null){
+coerced201 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data173};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data174};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -9918,15 +9956,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced200 !== undefined){
-data173 = coerced200;
-if(data171 !== undefined){
-data171["max_reasoning_effort"] = coerced200;
+if(coerced201 !== undefined){
+data174 = coerced201;
+if(data172 !== undefined){
+data172["max_reasoning_effort"] = coerced201;
 }
 }
 }
-if("high" !== data173){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data173};
+if("high" !== data174){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data174};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -9935,22 +9973,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs565 === errors;
+var _valid19 = _errs567 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs567 = errors;
-if(typeof data173 !== "string"){
-let dataType201 = typeof data173;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "number" || dataType201 == "boolean"){
-coerced201 = "" + data173;
+const _errs569 = errors;
+if(typeof data174 !== "string"){
+let dataType202 = typeof data174;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "number" || dataType202 == "boolean"){
+coerced202 = "" + data174;
 }
-else if(data173 === null){
-coerced201 = "";
+else if(data174 === null){
+coerced202 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data173};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data174};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -9960,15 +9998,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced201 !== undefined){
-data173 = coerced201;
-if(data171 !== undefined){
-data171["max_reasoning_effort"] = coerced201;
+if(coerced202 !== undefined){
+data174 = coerced202;
+if(data172 !== undefined){
+data172["max_reasoning_effort"] = coerced202;
 }
 }
 }
-if("xhigh" !== data173){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data173};
+if("xhigh" !== data174){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data174};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -9977,22 +10015,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs567 === errors;
+var _valid19 = _errs569 === errors;
 valid64 = valid64 || _valid19;
 if(!valid64){
-const _errs569 = errors;
-if(typeof data173 !== "string"){
-let dataType202 = typeof data173;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data173;
+const _errs571 = errors;
+if(typeof data174 !== "string"){
+let dataType203 = typeof data174;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "number" || dataType203 == "boolean"){
+coerced203 = "" + data174;
 }
-else if(data173 === null){
-coerced202 = "";
+else if(data174 === null){
+coerced203 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data173};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data174};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -10002,15 +10040,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced202 !== undefined){
-data173 = coerced202;
-if(data171 !== undefined){
-data171["max_reasoning_effort"] = coerced202;
+if(coerced203 !== undefined){
+data174 = coerced203;
+if(data172 !== undefined){
+data172["max_reasoning_effort"] = coerced203;
 }
 }
 }
-if("max" !== data173){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data173};
+if("max" !== data174){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data174};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -10019,7 +10057,7 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs569 === errors;
+var _valid19 = _errs571 === errors;
 valid64 = valid64 || _valid19;
 }
 }
@@ -10028,7 +10066,7 @@ valid64 = valid64 || _valid19;
 }
 }
 if(!valid64){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data173};
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data174};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -10040,17 +10078,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs556;
+errors = _errs558;
 if(vErrors !== null){
-if(_errs556){
-vErrors.length = _errs556;
+if(_errs558){
+vErrors.length = _errs558;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid63 = _errs555 === errors;
+var valid63 = _errs557 === errors;
 }
 else {
 var valid63 = true;
@@ -10059,11 +10097,11 @@ var valid63 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data172}];
 return false;
 }
 }
-var valid60 = _errs550 === errors;
+var valid60 = _errs552 === errors;
 }
 else {
 var valid60 = true;
@@ -10077,95 +10115,56 @@ var valid60 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data162}];
 return false;
 }
 }
-var valid59 = _errs528 === errors;
+var valid59 = _errs530 === errors;
 if(!valid59){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data161}];
 return false;
 }
 }
-var valid0 = _errs526 === errors;
+var valid0 = _errs528 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data174 = data.keys;
-const _errs571 = errors;
-if(errors === _errs571){
-if(Array.isArray(data174)){
-var valid65 = true;
-const len10 = data174.length;
-for(let i10=0; i10<len10; i10++){
-let data175 = data174[i10];
+let data175 = data.keys;
 const _errs573 = errors;
 if(errors === _errs573){
-if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
+if(Array.isArray(data175)){
+var valid65 = true;
+const len10 = data175.length;
+for(let i10=0; i10<len10; i10++){
+let data176 = data175[i10];
+const _errs575 = errors;
+if(errors === _errs575){
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
 let missing9;
-if((data175.key === undefined) && (missing9 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data175}];
+if((data176.key === undefined) && (missing9 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data176}];
 return false;
 }
 else {
-const _errs575 = errors;
-for(const key35 in data175){
+const _errs577 = errors;
+for(const key35 in data176){
 if(!((((((((key35 === "key") || (key35 === "account")) || (key35 === "name")) || (key35 === "spend_limit")) || (key35 === "limits")) || (key35 === "allowed_models")) || (key35 === "policy")) || (key35 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data176}];
 return false;
 break;
 }
 }
-if(_errs575 === errors){
-if(data175.key !== undefined){
-let data176 = data175.key;
-const _errs576 = errors;
-if(typeof data176 !== "string"){
-let dataType203 = typeof data176;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 == "number" || dataType203 == "boolean"){
-coerced203 = "" + data176;
-}
-else if(data176 === null){
-coerced203 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data176}];
-return false;
-}
-}
-if(coerced203 !== undefined){
-data176 = coerced203;
-if(data175 !== undefined){
-data175["key"] = coerced203;
-}
-}
-}
-if(errors === _errs576){
-if(typeof data176 === "string"){
-if(func3(data176) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data176}];
-return false;
-}
-}
-}
-var valid66 = _errs576 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data175.account !== undefined){
-let data177 = data175.account;
+if(_errs577 === errors){
+if(data176.key !== undefined){
+let data177 = data176.key;
 const _errs578 = errors;
 if(typeof data177 !== "string"){
 let dataType204 = typeof data177;
@@ -10178,21 +10177,21 @@ else if(data177 === null){
 coerced204 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data177}];
 return false;
 }
 }
 if(coerced204 !== undefined){
 data177 = coerced204;
-if(data175 !== undefined){
-data175["account"] = coerced204;
+if(data176 !== undefined){
+data176["key"] = coerced204;
 }
 }
 }
 if(errors === _errs578){
 if(typeof data177 === "string"){
-if(func3(data177) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data177}];
+if(func3(data177) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data177}];
 return false;
 }
 }
@@ -10203,8 +10202,8 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data175.name !== undefined){
-let data178 = data175.name;
+if(data176.account !== undefined){
+let data178 = data176.account;
 const _errs580 = errors;
 if(typeof data178 !== "string"){
 let dataType205 = typeof data178;
@@ -10217,14 +10216,22 @@ else if(data178 === null){
 coerced205 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data178}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data178}];
 return false;
 }
 }
 if(coerced205 !== undefined){
 data178 = coerced205;
-if(data175 !== undefined){
-data175["name"] = coerced205;
+if(data176 !== undefined){
+data176["account"] = coerced205;
+}
+}
+}
+if(errors === _errs580){
+if(typeof data178 === "string"){
+if(func3(data178) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data178}];
+return false;
 }
 }
 }
@@ -10234,34 +10241,28 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data175.spend_limit !== undefined){
-let data179 = data175.spend_limit;
+if(data176.name !== undefined){
+let data179 = data176.name;
 const _errs582 = errors;
-if(!(typeof data179 == "number")){
+if(typeof data179 !== "string"){
 let dataType206 = typeof data179;
 let coerced206 = undefined;
 if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data179 === null
-              || (dataType206 == "string" && data179 && data179 == +data179)){
-coerced206 = +data179;
+if(dataType206 == "number" || dataType206 == "boolean"){
+coerced206 = "" + data179;
+}
+else if(data179 === null){
+coerced206 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data179}];
 return false;
 }
 }
 if(coerced206 !== undefined){
 data179 = coerced206;
-if(data175 !== undefined){
-data175["spend_limit"] = coerced206;
-}
-}
-}
-if(errors === _errs582){
-if(typeof data179 == "number"){
-if(data179 < 0 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data179}];
-return false;
+if(data176 !== undefined){
+data176["name"] = coerced206;
 }
 }
 }
@@ -10271,59 +10272,59 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data175.limits !== undefined){
-let data180 = data175.limits;
+if(data176.spend_limit !== undefined){
+let data180 = data176.spend_limit;
 const _errs584 = errors;
-if(errors === _errs584){
-if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
-const _errs586 = errors;
-for(const key36 in data180){
-if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data180}];
-return false;
-break;
-}
-}
-if(_errs586 === errors){
-if(data180.rpm !== undefined){
-let data181 = data180.rpm;
-const _errs587 = errors;
-if(!((typeof data181 == "number") && (!(data181 % 1) && !isNaN(data181)))){
-let dataType207 = typeof data181;
+if(!(typeof data180 == "number")){
+let dataType207 = typeof data180;
 let coerced207 = undefined;
 if(!(coerced207 !== undefined)){
-if(dataType207 === "boolean" || data181 === null
-              || (dataType207 === "string" && data181 && data181 == +data181 && !(data181 % 1))){
-coerced207 = +data181;
+if(dataType207 == "boolean" || data180 === null
+              || (dataType207 == "string" && data180 && data180 == +data180)){
+coerced207 = +data180;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data180}];
 return false;
 }
 }
 if(coerced207 !== undefined){
-data181 = coerced207;
-if(data180 !== undefined){
-data180["rpm"] = coerced207;
+data180 = coerced207;
+if(data176 !== undefined){
+data176["spend_limit"] = coerced207;
 }
 }
 }
-if(errors === _errs587){
-if(typeof data181 == "number"){
-if(data181 < 1 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data181}];
+if(errors === _errs584){
+if(typeof data180 == "number"){
+if(data180 < 0 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data180}];
 return false;
 }
 }
 }
-var valid67 = _errs587 === errors;
+var valid66 = _errs584 === errors;
 }
 else {
-var valid67 = true;
+var valid66 = true;
 }
-if(valid67){
-if(data180.rps !== undefined){
-let data182 = data180.rps;
+if(valid66){
+if(data176.limits !== undefined){
+let data181 = data176.limits;
+const _errs586 = errors;
+if(errors === _errs586){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+const _errs588 = errors;
+for(const key36 in data181){
+if(!(((key36 === "rpm") || (key36 === "rps")) || (key36 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data181}];
+return false;
+break;
+}
+}
+if(_errs588 === errors){
+if(data181.rpm !== undefined){
+let data182 = data181.rpm;
 const _errs589 = errors;
 if(!((typeof data182 == "number") && (!(data182 % 1) && !isNaN(data182)))){
 let dataType208 = typeof data182;
@@ -10334,21 +10335,21 @@ if(dataType208 === "boolean" || data182 === null
 coerced208 = +data182;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data182}];
 return false;
 }
 }
 if(coerced208 !== undefined){
 data182 = coerced208;
-if(data180 !== undefined){
-data180["rps"] = coerced208;
+if(data181 !== undefined){
+data181["rpm"] = coerced208;
 }
 }
 }
 if(errors === _errs589){
 if(typeof data182 == "number"){
 if(data182 < 1 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data182}];
 return false;
 }
 }
@@ -10359,8 +10360,8 @@ else {
 var valid67 = true;
 }
 if(valid67){
-if(data180.tpm !== undefined){
-let data183 = data180.tpm;
+if(data181.rps !== undefined){
+let data183 = data181.rps;
 const _errs591 = errors;
 if(!((typeof data183 == "number") && (!(data183 % 1) && !isNaN(data183)))){
 let dataType209 = typeof data183;
@@ -10371,21 +10372,21 @@ if(dataType209 === "boolean" || data183 === null
 coerced209 = +data183;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data183}];
 return false;
 }
 }
 if(coerced209 !== undefined){
 data183 = coerced209;
-if(data180 !== undefined){
-data180["tpm"] = coerced209;
+if(data181 !== undefined){
+data181["rps"] = coerced209;
 }
 }
 }
 if(errors === _errs591){
 if(typeof data183 == "number"){
 if(data183 < 1 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data183}];
 return false;
 }
 }
@@ -10395,140 +10396,177 @@ var valid67 = _errs591 === errors;
 else {
 var valid67 = true;
 }
+if(valid67){
+if(data181.tpm !== undefined){
+let data184 = data181.tpm;
+const _errs593 = errors;
+if(!((typeof data184 == "number") && (!(data184 % 1) && !isNaN(data184)))){
+let dataType210 = typeof data184;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 === "boolean" || data184 === null
+              || (dataType210 === "string" && data184 && data184 == +data184 && !(data184 % 1))){
+coerced210 = +data184;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data184}];
+return false;
+}
+}
+if(coerced210 !== undefined){
+data184 = coerced210;
+if(data181 !== undefined){
+data181["tpm"] = coerced210;
+}
+}
+}
+if(errors === _errs593){
+if(typeof data184 == "number"){
+if(data184 < 1 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data184}];
+return false;
+}
+}
+}
+var valid67 = _errs593 === errors;
+}
+else {
+var valid67 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data181}];
 return false;
 }
 }
-var valid66 = _errs584 === errors;
+var valid66 = _errs586 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data175.allowed_models !== undefined){
-let data184 = data175.allowed_models;
-const _errs593 = errors;
-if(errors === _errs593){
-if(Array.isArray(data184)){
-var valid68 = true;
-const len11 = data184.length;
-for(let i11=0; i11<len11; i11++){
-let data185 = data184[i11];
+if(data176.allowed_models !== undefined){
+let data185 = data176.allowed_models;
 const _errs595 = errors;
-if(typeof data185 !== "string"){
-let dataType210 = typeof data185;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data185;
+if(errors === _errs595){
+if(Array.isArray(data185)){
+var valid68 = true;
+const len11 = data185.length;
+for(let i11=0; i11<len11; i11++){
+let data186 = data185[i11];
+const _errs597 = errors;
+if(typeof data186 !== "string"){
+let dataType211 = typeof data186;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data186;
 }
-else if(data185 === null){
-coerced210 = "";
+else if(data186 === null){
+coerced211 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data186}];
 return false;
 }
 }
-if(coerced210 !== undefined){
-data185 = coerced210;
-if(data184 !== undefined){
-data184[i11] = coerced210;
+if(coerced211 !== undefined){
+data186 = coerced211;
+if(data185 !== undefined){
+data185[i11] = coerced211;
 }
 }
 }
-if(errors === _errs595){
-if(typeof data185 === "string"){
-if(func3(data185) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data185}];
+if(errors === _errs597){
+if(typeof data186 === "string"){
+if(func3(data186) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data186}];
 return false;
 }
 }
 }
-var valid68 = _errs595 === errors;
+var valid68 = _errs597 === errors;
 if(!valid68){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data185}];
 return false;
 }
 }
-var valid66 = _errs593 === errors;
+var valid66 = _errs595 === errors;
 }
 else {
 var valid66 = true;
 }
 if(valid66){
-if(data175.policy !== undefined){
-let data186 = data175.policy;
-const _errs597 = errors;
-if(errors === _errs597){
-if(data186 && typeof data186 == "object" && !Array.isArray(data186)){
+if(data176.policy !== undefined){
+let data187 = data176.policy;
 const _errs599 = errors;
-for(const key37 in data186){
+if(errors === _errs599){
+if(data187 && typeof data187 == "object" && !Array.isArray(data187)){
+const _errs601 = errors;
+for(const key37 in data187){
 if(!((key37 === "streaming") || (key37 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data187}];
 return false;
 break;
 }
 }
-if(_errs599 === errors){
-if(data186.streaming !== undefined){
-let data187 = data186.streaming;
-const _errs600 = errors;
-if(typeof data187 !== "boolean"){
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(data187 === "false" || data187 === 0 || data187 === null){
-coerced211 = false;
+if(_errs601 === errors){
+if(data187.streaming !== undefined){
+let data188 = data187.streaming;
+const _errs602 = errors;
+if(typeof data188 !== "boolean"){
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(data188 === "false" || data188 === 0 || data188 === null){
+coerced212 = false;
 }
-else if(data187 === "true" || data187 === 1){
-coerced211 = true;
+else if(data188 === "true" || data188 === 1){
+coerced212 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data188}];
 return false;
 }
 }
-if(coerced211 !== undefined){
-data187 = coerced211;
-if(data186 !== undefined){
-data186["streaming"] = coerced211;
+if(coerced212 !== undefined){
+data188 = coerced212;
+if(data187 !== undefined){
+data187["streaming"] = coerced212;
 }
 }
 }
-var valid69 = _errs600 === errors;
+var valid69 = _errs602 === errors;
 }
 else {
 var valid69 = true;
 }
 if(valid69){
-if(data186.max_reasoning_effort !== undefined){
-let data188 = data186.max_reasoning_effort;
-const _errs602 = errors;
-const _errs603 = errors;
-let valid70 = false;
+if(data187.max_reasoning_effort !== undefined){
+let data189 = data187.max_reasoning_effort;
 const _errs604 = errors;
-if(typeof data188 !== "string"){
-let dataType212 = typeof data188;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data188;
+const _errs605 = errors;
+let valid70 = false;
+const _errs606 = errors;
+if(typeof data189 !== "string"){
+let dataType213 = typeof data189;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data189;
 }
-else if(data188 === null){
-coerced212 = "";
+else if(data189 === null){
+coerced213 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data188};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data189};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -10538,15 +10576,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced212 !== undefined){
-data188 = coerced212;
-if(data186 !== undefined){
-data186["max_reasoning_effort"] = coerced212;
+if(coerced213 !== undefined){
+data189 = coerced213;
+if(data187 !== undefined){
+data187["max_reasoning_effort"] = coerced213;
 }
 }
 }
-if("none" !== data188){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data188};
+if("none" !== data189){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data189};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -10555,22 +10593,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs604 === errors;
+var _valid20 = _errs606 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs606 = errors;
-if(typeof data188 !== "string"){
-let dataType213 = typeof data188;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data188;
+const _errs608 = errors;
+if(typeof data189 !== "string"){
+let dataType214 = typeof data189;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data189;
 }
-else if(data188 === null){
-coerced213 = "";
+else if(data189 === null){
+coerced214 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data188};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data189};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -10580,15 +10618,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data188 = coerced213;
-if(data186 !== undefined){
-data186["max_reasoning_effort"] = coerced213;
+if(coerced214 !== undefined){
+data189 = coerced214;
+if(data187 !== undefined){
+data187["max_reasoning_effort"] = coerced214;
 }
 }
 }
-if("minimal" !== data188){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data188};
+if("minimal" !== data189){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data189};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -10597,22 +10635,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs606 === errors;
+var _valid20 = _errs608 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs608 = errors;
-if(typeof data188 !== "string"){
-let dataType214 = typeof data188;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data188;
+const _errs610 = errors;
+if(typeof data189 !== "string"){
+let dataType215 = typeof data189;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data189;
 }
-else if(data188 === null){
-coerced214 = "";
+else if(data189 === null){
+coerced215 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data188};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data189};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -10622,15 +10660,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data188 = coerced214;
-if(data186 !== undefined){
-data186["max_reasoning_effort"] = coerced214;
+if(coerced215 !== undefined){
+data189 = coerced215;
+if(data187 !== undefined){
+data187["max_reasoning_effort"] = coerced215;
 }
 }
 }
-if("low" !== data188){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data188};
+if("low" !== data189){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data189};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -10639,22 +10677,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs608 === errors;
+var _valid20 = _errs610 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs610 = errors;
-if(typeof data188 !== "string"){
-let dataType215 = typeof data188;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data188;
+const _errs612 = errors;
+if(typeof data189 !== "string"){
+let dataType216 = typeof data189;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data189;
 }
-else if(data188 === null){
-coerced215 = "";
+else if(data189 === null){
+coerced216 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data188};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data189};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -10664,15 +10702,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced215 !== undefined){
-data188 = coerced215;
-if(data186 !== undefined){
-data186["max_reasoning_effort"] = coerced215;
+if(coerced216 !== undefined){
+data189 = coerced216;
+if(data187 !== undefined){
+data187["max_reasoning_effort"] = coerced216;
 }
 }
 }
-if("medium" !== data188){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data188};
+if("medium" !== data189){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data189};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -10681,22 +10719,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs610 === errors;
+var _valid20 = _errs612 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs612 = errors;
-if(typeof data188 !== "string"){
-let dataType216 = typeof data188;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data188;
+const _errs614 = errors;
+if(typeof data189 !== "string"){
+let dataType217 = typeof data189;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data189;
 }
-else if(data188 === null){
-coerced216 = "";
+else if(data189 === null){
+coerced217 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data188};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data189};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -10706,15 +10744,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced216 !== undefined){
-data188 = coerced216;
-if(data186 !== undefined){
-data186["max_reasoning_effort"] = coerced216;
+if(coerced217 !== undefined){
+data189 = coerced217;
+if(data187 !== undefined){
+data187["max_reasoning_effort"] = coerced217;
 }
 }
 }
-if("high" !== data188){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data188};
+if("high" !== data189){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data189};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -10723,22 +10761,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs612 === errors;
+var _valid20 = _errs614 === errors;
 valid70 = valid70 || _valid20;
 if(!valid70){
-const _errs614 = errors;
-if(typeof data188 !== "string"){
-let dataType217 = typeof data188;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data188;
+const _errs616 = errors;
+if(typeof data189 !== "string"){
+let dataType218 = typeof data189;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data189;
 }
-else if(data188 === null){
-coerced217 = "";
+else if(data189 === null){
+coerced218 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data188};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data189};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -10748,15 +10786,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced217 !== undefined){
-data188 = coerced217;
-if(data186 !== undefined){
-data186["max_reasoning_effort"] = coerced217;
+if(coerced218 !== undefined){
+data189 = coerced218;
+if(data187 !== undefined){
+data187["max_reasoning_effort"] = coerced218;
 }
 }
 }
-if("xhigh" !== data188){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data188};
+if("xhigh" !== data189){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data189};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -10765,104 +10803,10 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs614 === errors;
-valid70 = valid70 || _valid20;
-if(!valid70){
-const _errs616 = errors;
-if(typeof data188 !== "string"){
-let dataType218 = typeof data188;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "number" || dataType218 == "boolean"){
-coerced218 = "" + data188;
-}
-else if(data188 === null){
-coerced218 = "";
-}
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data188};
-if(vErrors === null){
-vErrors = [err220];
-}
-else {
-vErrors.push(err220);
-}
-errors++;
-}
-}
-if(coerced218 !== undefined){
-data188 = coerced218;
-if(data186 !== undefined){
-data186["max_reasoning_effort"] = coerced218;
-}
-}
-}
-if("max" !== data188){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data188};
-if(vErrors === null){
-vErrors = [err221];
-}
-else {
-vErrors.push(err221);
-}
-errors++;
-}
 var _valid20 = _errs616 === errors;
 valid70 = valid70 || _valid20;
-}
-}
-}
-}
-}
-}
 if(!valid70){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data188};
-if(vErrors === null){
-vErrors = [err222];
-}
-else {
-vErrors.push(err222);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs603;
-if(vErrors !== null){
-if(_errs603){
-vErrors.length = _errs603;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid69 = _errs602 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data186}];
-return false;
-}
-}
-var valid66 = _errs597 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data175.status !== undefined){
-let data189 = data175.status;
 const _errs618 = errors;
-const _errs619 = errors;
-let valid71 = false;
-const _errs620 = errors;
 if(typeof data189 !== "string"){
 let dataType219 = typeof data189;
 let coerced219 = undefined;
@@ -10874,7 +10818,101 @@ else if(data189 === null){
 coerced219 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data189};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data189};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+if(coerced219 !== undefined){
+data189 = coerced219;
+if(data187 !== undefined){
+data187["max_reasoning_effort"] = coerced219;
+}
+}
+}
+if("max" !== data189){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data189};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+var _valid20 = _errs618 === errors;
+valid70 = valid70 || _valid20;
+}
+}
+}
+}
+}
+}
+if(!valid70){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data189};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs605;
+if(vErrors !== null){
+if(_errs605){
+vErrors.length = _errs605;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid69 = _errs604 === errors;
+}
+else {
+var valid69 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data187}];
+return false;
+}
+}
+var valid66 = _errs599 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data176.status !== undefined){
+let data190 = data176.status;
+const _errs620 = errors;
+const _errs621 = errors;
+let valid71 = false;
+const _errs622 = errors;
+if(typeof data190 !== "string"){
+let dataType220 = typeof data190;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "number" || dataType220 == "boolean"){
+coerced220 = "" + data190;
+}
+else if(data190 === null){
+coerced220 = "";
+}
+else {
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data190};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -10884,15 +10922,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced219 !== undefined){
-data189 = coerced219;
-if(data175 !== undefined){
-data175["status"] = coerced219;
+if(coerced220 !== undefined){
+data190 = coerced220;
+if(data176 !== undefined){
+data176["status"] = coerced220;
 }
 }
 }
-if("active" !== data189){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data189};
+if("active" !== data190){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data190};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -10901,22 +10939,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs620 === errors;
+var _valid21 = _errs622 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs622 = errors;
-if(typeof data189 !== "string"){
-let dataType220 = typeof data189;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data189;
+const _errs624 = errors;
+if(typeof data190 !== "string"){
+let dataType221 = typeof data190;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data190;
 }
-else if(data189 === null){
-coerced220 = "";
+else if(data190 === null){
+coerced221 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data189};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data190};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -10926,15 +10964,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced220 !== undefined){
-data189 = coerced220;
-if(data175 !== undefined){
-data175["status"] = coerced220;
+if(coerced221 !== undefined){
+data190 = coerced221;
+if(data176 !== undefined){
+data176["status"] = coerced221;
 }
 }
 }
-if("blocked" !== data189){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data189};
+if("blocked" !== data190){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data190};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -10943,22 +10981,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs622 === errors;
+var _valid21 = _errs624 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs624 = errors;
-if(typeof data189 !== "string"){
-let dataType221 = typeof data189;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data189;
+const _errs626 = errors;
+if(typeof data190 !== "string"){
+let dataType222 = typeof data190;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data190;
 }
-else if(data189 === null){
-coerced221 = "";
+else if(data190 === null){
+coerced222 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data189};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data190};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -10968,15 +11006,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data189 = coerced221;
-if(data175 !== undefined){
-data175["status"] = coerced221;
+if(coerced222 !== undefined){
+data190 = coerced222;
+if(data176 !== undefined){
+data176["status"] = coerced222;
 }
 }
 }
-if("revoked" !== data189){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data189};
+if("revoked" !== data190){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data190};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -10985,22 +11023,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs624 === errors;
+var _valid21 = _errs626 === errors;
 valid71 = valid71 || _valid21;
 if(!valid71){
-const _errs626 = errors;
-if(typeof data189 !== "string"){
-let dataType222 = typeof data189;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data189;
+const _errs628 = errors;
+if(typeof data190 !== "string"){
+let dataType223 = typeof data190;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 == "number" || dataType223 == "boolean"){
+coerced223 = "" + data190;
 }
-else if(data189 === null){
-coerced222 = "";
+else if(data190 === null){
+coerced223 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data189};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data190};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -11010,15 +11048,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data189 = coerced222;
-if(data175 !== undefined){
-data175["status"] = coerced222;
+if(coerced223 !== undefined){
+data190 = coerced223;
+if(data176 !== undefined){
+data176["status"] = coerced223;
 }
 }
 }
-if("deleted" !== data189){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data189};
+if("deleted" !== data190){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data190};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -11027,13 +11065,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs626 === errors;
+var _valid21 = _errs628 === errors;
 valid71 = valid71 || _valid21;
 }
 }
 }
 if(!valid71){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data189};
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data190};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -11045,17 +11083,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs619;
+errors = _errs621;
 if(vErrors !== null){
-if(_errs619){
-vErrors.length = _errs619;
+if(_errs621){
+vErrors.length = _errs621;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid66 = _errs618 === errors;
+var valid66 = _errs620 === errors;
 }
 else {
 var valid66 = true;
@@ -11071,22 +11109,22 @@ var valid66 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data176}];
 return false;
 }
 }
-var valid65 = _errs573 === errors;
+var valid65 = _errs575 === errors;
 if(!valid65){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data175}];
 return false;
 }
 }
-var valid0 = _errs571 === errors;
+var valid0 = _errs573 === errors;
 }
 else {
 var valid0 = true;
