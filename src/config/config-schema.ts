@@ -1,4 +1,5 @@
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { MAX_BALANCE_USD } from './money-bounds.js';
 import { REASONING_EFFORTS } from './reasoning-efforts.js';
 import { WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
 
@@ -192,7 +193,7 @@ const AccountSchema = Type.Object(
     id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._@-]+$' }),
     name: Type.Optional(Type.String()),
     /** USD; the starting balance when the account is first created. */
-    balance: Type.Optional(Type.Number()),
+    balance: Type.Optional(Type.Number({ minimum: -MAX_BALANCE_USD, maximum: MAX_BALANCE_USD })),
     allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     limits: Type.Optional(RateLimitsSchema),
     policy: Type.Optional(PolicySchema),
@@ -206,7 +207,7 @@ const KeySchema = Type.Object(
     key: Type.String({ minLength: 16 }),
     account: Type.Optional(Type.String({ minLength: 1 })),
     name: Type.Optional(Type.String()),
-    spend_limit: Type.Optional(Type.Number({ minimum: 0 })),
+    spend_limit: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_BALANCE_USD })),
     limits: Type.Optional(RateLimitsSchema),
     allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     policy: Type.Optional(PolicySchema),
