@@ -281,7 +281,7 @@ export const ConfigFileSchema = Type.Object(
           account: Type.Optional(RateLimitsSchema),
           /** Failed authentications per client address per minute; beyond → 429 rate_limited (default 30). */
           auth_failures_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
-          /** Tokens one key may have counted per minute by count_tokens / input_tokens; beyond → 429 (default 1,000,000). */
+          /** Tokens one key may have counted per minute by count_tokens / input_tokens; beyond → 429 (default 4,000,000). */
           count_tokens_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
         },
         { additionalProperties: false },

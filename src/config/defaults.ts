@@ -49,8 +49,8 @@ export const DEFAULTS = {
     ip: { rpm: 1200, rps: undefined, tpm: undefined },
     /** Failed authentications per client address per minute (issue 28 finding 5): a burst of 30, then one per 2 s. */
     authFailuresPerMinute: 30,
-    /** Tokens one key may have counted per minute by the counting routes (issue 28 finding 7): about 4 MB of prose. */
-    countTokensPerMinute: 1_000_000,
+    /** Tokens one key may have counted per minute by the counting routes (issue 28 finding 7), taken up front by body bytes: one 4 MB body a minute. */
+    countTokensPerMinute: 4_000_000,
   } satisfies LimitSettings,
   /**
    * Reasoning defaults per effort (docs/reasoning.md): Google's own OpenAI-compat budgets for

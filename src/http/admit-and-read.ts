@@ -16,9 +16,15 @@ export async function admitAndRead(
   request: IncomingMessage,
   context: RequestContext,
   credentials: Credentials,
+  countingTokens = false,
 ): Promise<{ readonly admission: Admission; readonly body: string }> {
   const { config } = services;
-  const admitted = admit(services, credentials, context);
+  const admitted = admit(
+    services,
+    credentials,
+    context,
+    countingTokens ? countingCostUpFront(request, config.http.bodyLimitBytes) : undefined,
+  );
   const admission = admitted instanceof Promise ? await admitted : admitted;
   const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs, bodies, {
     keyId: admission.key.record.id,
@@ -27,4 +33,15 @@ export async function admitAndRead(
   });
   if (config.log.bodies) context.record.requestBody = body;
   return { admission, body };
+}
+
+/**
+ * What a counting request takes from its key's counting budget before its body is read: its
+ * declared length (a token is at least a byte, so no more tokens than bytes are in the
+ * body), or the body limit for a body of unknown length. Charged up front, so requests sent
+ * at once cannot all pass while their counts are still running.
+ */
+export function countingCostUpFront(request: IncomingMessage, bodyLimitBytes: number): number {
+  const declared = Number(request.headers['content-length']);
+  return Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, bodyLimitBytes) : bodyLimitBytes;
 }

@@ -17,7 +17,7 @@ test('rate limits default to 600 RPM per key and 1200 RPM per IP, no Redis, no t
     account: { rpm: undefined, rps: undefined, tpm: undefined },
     ip: { rpm: 1200, rps: undefined, tpm: undefined },
     authFailuresPerMinute: 30,
-    countTokensPerMinute: 1_000_000,
+    countTokensPerMinute: 4_000_000,
   });
   assert.equal(config.redis, undefined);
   assert.deepEqual(config.trustedProxies, []);
@@ -45,7 +45,7 @@ ${NODES}`,
     account: { rpm: 3000, rps: undefined, tpm: undefined },
     ip: { rpm: 2000, rps: 50, tpm: undefined },
     authFailuresPerMinute: 10,
-    countTokensPerMinute: 1_000_000,
+    countTokensPerMinute: 4_000_000,
   });
   assert.deepEqual(config.accounts[0]?.limits, { rpm: 100, rps: undefined, tpm: 50000 });
   assert.deepEqual(config.keys[0]?.limits, { rpm: 120, rps: undefined, tpm: undefined });

@@ -29,6 +29,11 @@ export interface RateLimitSubject {
   readonly accountLimits?: Partial<RateLimitSettings>;
   /** From `clientIp`. */
   readonly ip?: string;
+  /**
+   * A request of a counting route (count_tokens, input_tokens): the tokens `acquire` takes
+   * from the key's counting budget up front (an upper bound of what its body holds).
+   */
+  readonly countingTokens?: number;
 }
 
 /** A limiter's answer for one request. */
@@ -129,9 +134,10 @@ export class RateLimiter {
 
   /**
    * Before a request: takes one request from every rpm/rps limit of the subject, and
-   * checks that no tpm limit is in debt (at least one token left) and that the subject's
-   * address is not over its failed-authentication limit (`recordAuthFailure`). All or
-   * nothing: a refused request takes nothing.
+   * checks that no tpm limit is in debt (at least one token left), that the subject's
+   * address is not over its failed-authentication limit (`recordAuthFailure`) and, for a
+   * counting request, that the key's counting budget is not in debt. All or nothing: a
+   * refused request takes nothing.
    */
   acquire(subject: RateLimitSubject): Promise<RateLimitDecision> {
     return this.decide(this.acquireRules(subject));
@@ -173,25 +179,32 @@ export class RateLimiter {
   }
 
   /**
-   * Before a counting request (count_tokens, input_tokens) of key `keyId`: refused while the
-   * key's counting budget (`limits.count_tokens_per_minute`) is in debt; nothing taken.
+   * After a counting request (count_tokens, input_tokens) whose `acquire` took
+   * `countingTokens` up front: charges what it counted beyond that (a stored conversation's
+   * tokens) to the key's counting budget (`limits.count_tokens_per_minute`), whether they
+   * fit or not (a debt, as for tpm).
    */
-  checkTokenCounting(keyId: string): Promise<RateLimitDecision> {
-    return this.decide(this.tokenCountingRules(keyId, 1, 'check'));
+  chargeTokenCounting(subject: RateLimitSubject, tokens: number): Promise<RateLimitDecision> {
+    const limit = this.options.settings.countTokensPerMinute;
+    if (limit === undefined || subject.keyId === undefined) return Promise.resolve(this.nothingApplied());
+    const beyond = tokens - countingCost(subject.countingTokens ?? 0, limit);
+    return this.decide(beyond > 0 ? this.tokenCountingRules(subject.keyId, beyond, 'force') : []);
   }
 
-  /**
-   * After it: charges the tokens counted, whether they fit or not (a debt, as for tpm: one
-   * large count is answered, the next waits until the key's minute has room again).
-   */
-  chargeTokenCounting(keyId: string, tokens: number): Promise<RateLimitDecision> {
-    return this.decide(tokens > 0 ? this.tokenCountingRules(keyId, tokens, 'force') : []);
-  }
-
+  /** The key's counting budget, as a rule. */
   private tokenCountingRules(keyId: string, cost: number, mode: LimitMode): LimitRule[] {
     const limit = this.options.settings.countTokensPerMinute;
     if (limit === undefined) return [];
-    return [{ name: COUNT_TOKENS_LIMIT, key: `key:${keyId}:count_tokens`, limit, periodMs: MINUTE_MS, cost, mode }];
+    return [
+      {
+        name: COUNT_TOKENS_LIMIT,
+        key: `key:${keyId}:count_tokens`,
+        limit,
+        periodMs: MINUTE_MS,
+        cost: mode === 'force' ? cost : countingCost(cost, limit),
+        mode,
+      },
+    ];
   }
 
   private authFailureRules(ip: string, mode: LimitMode): LimitRule[] {
@@ -241,6 +254,8 @@ export class RateLimiter {
       );
     if (subject.ip !== undefined)
       append(rules, this.scopeRules(this.ipRules, IP_SCOPE, subject.ip, defaults.ip, undefined).acquire);
+    if (subject.countingTokens !== undefined && subject.keyId !== undefined)
+      append(rules, this.tokenCountingRules(subject.keyId, subject.countingTokens, 'consume'));
     return rules;
   }
 
@@ -387,6 +402,11 @@ function addRules(
       cost: tokenCost,
       mode: tokenMode,
     });
+}
+
+/** What a counting request takes up front: at least 1, at most the whole budget (then it fits an empty bucket only). */
+function countingCost(tokens: number, limit: number): number {
+  return Math.min(Math.max(1, tokens), limit);
 }
 
 /**

@@ -3,7 +3,6 @@ import { countPromptTokens } from '../billing/estimate-request.js';
 import { tokenCounter } from '../billing/token-counter.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../gateway-services.js';
-import { rateLimitError } from '../limits/rate-limit-response.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Admission } from './admit.js';
 
@@ -11,9 +10,11 @@ import type { Admission } from './admit.js';
  * The prompt of a request as the gateway's tokenizer counts it (the count reservations
  * use), for both counting routes, POST /v1/messages/count_tokens and POST
  * /v1/responses/input_tokens, with one policy: the model must exist and the key may use it
- * (404 model_unavailable), and the key's counting budget (`limits.count_tokens_per_minute`)
- * must not be in debt (429 rate_limited with Retry-After). The tokens counted are charged to
- * that budget: counting is free of money, not of CPU, so one key cannot keep the event loop busy.
+ * (404 model_unavailable). Counting is free of money, not of CPU: the key's counting budget
+ * (`limits.count_tokens_per_minute`) paid tokens at admission (`countingTokens`), before the
+ * body was read (an upper bound of the body's tokens; 429 rate_limited with Retry-After
+ * when they did not fit), and what was counted beyond it (a stored conversation) is charged
+ * now, so one key cannot keep the event loop busy.
  */
 export async function countInputTokens(
   services: GatewayServices,
@@ -23,12 +24,8 @@ export async function countInputTokens(
   const model = services.models.get(chat.model);
   if (model === undefined || !mayUseModel(admission.key.record, admission.account?.record, model.id))
     throw gatewayError('model_unavailable', { param: 'model', params: { model: chat.model } });
-  const keyId = admission.key.record.id;
-  const limiter = services.limiter;
-  const decision = await limiter.checkTokenCounting(keyId);
-  if (!decision.allowed) throw rateLimitError(decision);
   const counter = tokenCounter();
   const tokens = countPromptTokens(chat, counter instanceof Promise ? await counter : counter);
-  void limiter.chargeTokenCounting(keyId, tokens).catch(() => undefined);
+  void services.limiter.chargeTokenCounting(admission.subject, tokens).catch(() => undefined);
   return tokens;
 }

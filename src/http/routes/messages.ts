@@ -148,6 +148,7 @@ export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, 
       request,
       context,
       anthropicCredentialsOf(request, services),
+      true,
     );
     const parsed = parseCountTokensRequest(body, services.config.http);
     // Only counted: what the chat form cannot carry is left out, never refused.

@@ -44,9 +44,17 @@ async function readResponsesRequest(
   envelope: ReasoningEnvelope,
   request: IncomingMessage,
   context: RequestContext,
+  countingTokens = false,
 ) {
   const { config } = services;
-  const { admission, body } = await admitAndRead(services, bodies, request, context, credentialsOf(request, services));
+  const { admission, body } = await admitAndRead(
+    services,
+    bodies,
+    request,
+    context,
+    credentialsOf(request, services),
+    countingTokens,
+  );
   const parsed = parseCreateResponse(body, config.http);
   const owner = responseOwner(admission);
   const previousId = parsed.previous_response_id ?? undefined;
@@ -159,7 +167,14 @@ export function responsesInputTokensRoute(
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
-    const { admission, gatewayRequest } = await readResponsesRequest(services, bodies, envelope(), request, context);
+    const { admission, gatewayRequest } = await readResponsesRequest(
+      services,
+      bodies,
+      envelope(),
+      request,
+      context,
+      true,
+    );
     const inputTokens = await countInputTokens(services, admission, gatewayRequest.chat);
     sendJson(response, context, 200, { object: 'response.input_tokens', input_tokens: inputTokens });
   };
