@@ -50,8 +50,12 @@ function refusal(yaml: string): ConfigError | undefined {
 
 test('every API key and admin key printed in the docs is refused by a configuration', () => {
   const secrets = documentedSecrets();
-  assert.ok(secrets.has('change-me-to-a-long-secret'), `the scan finds the docs' example (${[...secrets].join(', ')})`);
-  assert.ok(secrets.has('sk-switchyard-demo-0000000000000000'), 'and the demo key in the README');
+  assert.ok(
+    secrets.has('sk-switchyard-demo-0000000000000000'),
+    `the scan finds the demo key in the README (${[...secrets].join(', ')})`,
+  );
+  // Printed in earlier versions of docs/keys-and-money.md, so known as well.
+  secrets.add('change-me-to-a-long-secret');
   for (const secret of secrets) {
     assert.ok(refusal(`${MINIMAL}admin_key: "${secret}"\n`), `admin_key ${secret} is refused`);
     assert.ok(refusal(`${MINIMAL}keys: [{ key: "${secret}" }]\n`), `key ${secret} is refused`);
