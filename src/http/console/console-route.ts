@@ -128,7 +128,7 @@ export function consoleRoute(services: GatewayServices) {
       const adminKey = services.config.adminKey;
       if (adminKey === undefined) throw gatewayError('invalid_api_key');
       // A wrong key counts against the address's failed-authentication limit (429 beyond it).
-      await authenticateLimited(services.limiter, clientIp(request, proxies), () => {
+      await authenticateLimited(services.limiter, clientIp(request, services.trustedProxies), () => {
         if (!isAdminKey(given, adminKey)) throw gatewayError('invalid_api_key');
       });
       const session = sessions.create(adminKey);
