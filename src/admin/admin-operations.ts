@@ -1,4 +1,5 @@
 import { gatewayError } from '../errors/gateway-error.js';
+import { decodePathSegment } from '../protocol/decode-path-segment.js';
 import type { AdminService } from './admin-service.js';
 
 /** What an operation gets: the id from the path, the query string, the JSON body. */
@@ -100,7 +101,10 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
   { method: 'GET', pattern: path('stats'), status: 200, run: (service, input) => service.usageStats(query(input)) },
 ];
 
-/** The route for a method and path, with the id from the path; 404 for an unknown path, 405 (with Allow) for a wrong method. */
+/**
+ * The route for a method and path, with the id from the path (URL-decoded; a malformed
+ * escape is kept as sent, so not found); 404 for an unknown path, 405 (with Allow) for a wrong method.
+ */
 export function pickRoute<Route extends { readonly method: string; readonly pattern: RegExp }>(
   routes: readonly Route[],
   method: string | undefined,
@@ -113,7 +117,7 @@ export function pickRoute<Route extends { readonly method: string; readonly patt
     const allow = matching.map((candidate) => candidate.method).join(', ');
     throw gatewayError('method_not_allowed', { params: { method, path, allow }, headers: { allow } });
   }
-  return { route, id: decodeURIComponent(route.pattern.exec(path)?.[1] ?? '') };
+  return { route, id: decodePathSegment(route.pattern.exec(path)?.[1] ?? '') };
 }
 
 /** Runs the operation for a method and path (with its query string) as the CLI does; 404/405 like the API. */

@@ -1,8 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_BALANCE_USD } from '../billing/money.js';
 import { REASONING_EFFORTS } from '../config/reasoning-efforts.js';
 
 /**
- * Bodies of the admin API (and the CLI, which sends the same bodies). USD amounts are numbers.
+ * Bodies of the admin API (and the CLI, which sends the same bodies). USD amounts are numbers,
+ * at most MAX_BALANCE_USD (money stays exact in nano-USD).
  * Compiled ahead of time into src/validation/generated/validate-admin-bodies.ts.
  */
 
@@ -20,14 +22,14 @@ const Policy = Type.Object(
   { additionalProperties: false },
 );
 const Models = Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 });
-const Usd = Type.Number({ minimum: -1e9, maximum: 1e9 });
+const Usd = Type.Number({ minimum: -MAX_BALANCE_USD, maximum: MAX_BALANCE_USD });
 const Reason = Type.String({ minLength: 1, maxLength: 500 });
 
 export const CreateAccountSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._@-]+$' }),
     name: Type.Optional(Type.String({ maxLength: 200 })),
-    balance: Type.Optional(Type.Number({ minimum: 0, maximum: 1e9 })),
+    balance: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_BALANCE_USD })),
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
@@ -46,7 +48,7 @@ export const UpdateAccountSchema = Type.Object(
 );
 
 export const TopUpSchema = Type.Object(
-  { amount: Type.Number({ exclusiveMinimum: 0, maximum: 1e9 }), reason: Reason },
+  { amount: Type.Number({ exclusiveMinimum: 0, maximum: MAX_BALANCE_USD }), reason: Reason },
   { additionalProperties: false },
 );
 
@@ -56,7 +58,7 @@ export const CreateKeySchema = Type.Object(
   {
     account: Type.String({ minLength: 1 }),
     name: Type.Optional(Type.String({ maxLength: 200 })),
-    spend_limit: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e9 }), Type.Null()])),
+    spend_limit: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: MAX_BALANCE_USD }), Type.Null()])),
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
@@ -67,7 +69,7 @@ export const CreateKeySchema = Type.Object(
 export const UpdateKeySchema = Type.Object(
   {
     name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-    spend_limit: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e9 }), Type.Null()])),
+    spend_limit: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: MAX_BALANCE_USD }), Type.Null()])),
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
 import type { AccountCache } from '../billing/account-cache.js';
-import { nanoToUsd, usdToNano } from '../billing/money.js';
+import { MAX_BALANCE_NANO, MAX_BALANCE_USD, nanoToUsd, usdToNano } from '../billing/money.js';
 import { gatewayError, invalidValue, validationFailed } from '../errors/gateway-error.js';
 import { because, type ReasonArgs, type ReasonId } from '../errors/reasons.js';
 import { schemaValidationFailed } from '../protocol/openai/validate-chat-request.js';
@@ -279,8 +279,11 @@ export class AdminService {
     const input = kind === 'topup' ? check(validateTopUp, body) : check(validateAdjust, body);
     const amountNano = usdToNano(input.amount);
     if (amountNano === 0) throw invalidValue('amount', 'must_not_be_zero');
-    const entry = await this.store.adjustBalance(id, amountNano, kind, input.reason);
-    if (entry === undefined) throw notFound('account', id);
+    const entry = await this.store.adjustBalance(id, amountNano, kind, input.reason, MAX_BALANCE_NANO);
+    if (entry === undefined) {
+      await this.account(id); // 404 when there is no such account
+      throw validationFailed('amount', 'balance_over_max', { max: MAX_BALANCE_USD });
+    }
     await this.changed({ kind: 'account', id });
     return { ...this.accountView(await this.account(id)), entry: entryView(entry) };
   }

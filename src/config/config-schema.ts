@@ -1,4 +1,5 @@
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { MAX_BALANCE_USD } from './money-bounds.js';
 import { REASONING_EFFORTS } from './reasoning-efforts.js';
 import { WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
 
@@ -244,7 +245,7 @@ const AccountSchema = Type.Object(
     id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._@-]+$' }),
     name: Type.Optional(Type.String()),
     /** USD; the starting balance when the account is first created. */
-    balance: Type.Optional(Type.Number()),
+    balance: Type.Optional(Type.Number({ minimum: -MAX_BALANCE_USD, maximum: MAX_BALANCE_USD })),
     allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     limits: Type.Optional(RateLimitsSchema),
     policy: Type.Optional(PolicySchema),
@@ -254,10 +255,11 @@ const AccountSchema = Type.Object(
 
 const KeySchema = Type.Object(
   {
-    key: Type.String({ minLength: 8 }),
+    /** At least 16 characters (issue 28 finding 5: a key must not be guessable). */
+    key: Type.String({ minLength: 16 }),
     account: Type.Optional(Type.String({ minLength: 1 })),
     name: Type.Optional(Type.String()),
-    spend_limit: Type.Optional(Type.Number({ minimum: 0 })),
+    spend_limit: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_BALANCE_USD })),
     limits: Type.Optional(RateLimitsSchema),
     allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     policy: Type.Optional(PolicySchema),
@@ -316,7 +318,8 @@ export const ConfigFileSchema = Type.Object(
     redis: Type.Optional(Type.String({ pattern: '^rediss?://' })),
     /** Addresses or CIDRs (IPv4, IPv6) of proxies whose X-Forwarded-For is believed. */
     trusted_proxies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-    admin_key: Type.Optional(Type.String({ minLength: 16 })),
+    /** At least 24 characters. */
+    admin_key: Type.Optional(Type.String({ minLength: 24 })),
     /** The operator console (/console, on when admin_key is set). */
     console: Type.Optional(
       Type.Object(
@@ -336,6 +339,10 @@ export const ConfigFileSchema = Type.Object(
           key: Type.Optional(RateLimitsSchema),
           ip: Type.Optional(RateLimitsSchema),
           account: Type.Optional(RateLimitsSchema),
+          /** Failed authentications per client address per minute; beyond → 429 rate_limited (default 30). */
+          auth_failures_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
+          /** Tokens one key may have counted per minute by count_tokens / input_tokens; beyond → 429 (default 4,000,000). */
+          count_tokens_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
         },
         { additionalProperties: false },
       ),
@@ -382,6 +389,8 @@ export const ConfigFileSchema = Type.Object(
           max_json_depth: Type.Optional(Type.Integer({ minimum: 2, maximum: 1000 })),
           max_body_bytes_in_flight: Type.Optional(Type.Integer({ minimum: 1024 })),
           max_body_bytes_in_flight_per_key: Type.Optional(Type.Integer({ minimum: 1024 })),
+          max_body_bytes_in_flight_per_account: Type.Optional(Type.Integer({ minimum: 1024 })),
+          max_body_bytes_in_flight_per_ip: Type.Optional(Type.Integer({ minimum: 1024 })),
           max_drain_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
           drain_timeout_ms: Type.Optional(Type.Integer({ minimum: 0 })),
         },

@@ -49,6 +49,8 @@ export const DEFAULTS = {
     maxJsonDepth: 64,
     maxBodyBytesInFlight: 256 * 1024 * 1024,
     maxBodyBytesInFlightPerKey: 16 * 1024 * 1024,
+    maxBodyBytesInFlightPerAccount: 32 * 1024 * 1024,
+    maxBodyBytesInFlightPerIp: 32 * 1024 * 1024,
     maxDrainBytes: 64 * 1024 * 1024,
     drainTimeoutMs: 30_000,
   },
@@ -63,6 +65,10 @@ export const DEFAULTS = {
     key: { rpm: 600, rps: undefined, tpm: undefined },
     account: { rpm: undefined, rps: undefined, tpm: undefined },
     ip: { rpm: 1200, rps: undefined, tpm: undefined },
+    /** Failed authentications per client address per minute (issue 28 finding 5): a burst of 30, then one per 2 s. */
+    authFailuresPerMinute: 30,
+    /** Tokens one key may have counted per minute by the counting routes (issue 28 finding 7), taken up front by body bytes: one 4 MB body a minute. */
+    countTokensPerMinute: 4_000_000,
   } satisfies LimitSettings,
   /**
    * Reasoning defaults per effort (docs/reasoning.md): Google's own OpenAI-compat budgets for

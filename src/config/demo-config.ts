@@ -1,11 +1,8 @@
 import { parseConfigText } from './load-config.js';
 import type { GatewayConfig } from './gateway-config.js';
+import { DEMO_ADMIN_KEY, DEMO_API_KEY } from './example-secrets.js';
 
-/** The demo API key printed at start; the demo listens on 127.0.0.1 only. */
-export const DEMO_API_KEY = 'sk-switchyard-demo-0000000000000000';
-
-/** The demo's admin key (for /console and /admin/v1) unless $SWITCHYARD_ADMIN_KEY gives one; as public as the demo key. */
-export const DEMO_ADMIN_KEY = 'switchyard-demo-admin-0000000000';
+export { DEMO_ADMIN_KEY, DEMO_API_KEY };
 
 /** Where the demo keeps its store and journal: never where a configured gateway would (PRODUCT decision 23). */
 export const DEMO_STORE = 'pglite:./.switchyard/demo';
@@ -43,5 +40,5 @@ keys:
 `;
 
 export function demoConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  return parseConfigText(DEMO_YAML, 'built-in demo', env);
+  return parseConfigText(DEMO_YAML, 'built-in demo', env, { demo: true });
 }

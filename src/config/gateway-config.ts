@@ -195,6 +195,10 @@ export interface LimitSettings {
   readonly key: RateLimitSettings;
   readonly account: RateLimitSettings;
   readonly ip: RateLimitSettings;
+  /** Failed authentications (wrong API key, admin key or console sign-in) per client address per minute; beyond → 429. Undefined: none. */
+  readonly authFailuresPerMinute?: number;
+  /** Tokens one key may have counted per minute by POST /v1/messages/count_tokens and /v1/responses/input_tokens; beyond → 429. Undefined: none. */
+  readonly countTokensPerMinute?: number;
 }
 
 export interface KeyConfig {
@@ -261,6 +265,10 @@ export interface HttpSettings {
   readonly maxBodyBytesInFlight: number;
   /** Bytes of request bodies being read at once for one key; beyond → 429 rate_limited. */
   readonly maxBodyBytesInFlightPerKey: number;
+  /** …for one account, all its keys together; beyond → 429 rate_limited. */
+  readonly maxBodyBytesInFlightPerAccount: number;
+  /** …from one client address, all its keys together; beyond → 429 rate_limited. */
+  readonly maxBodyBytesInFlightPerIp: number;
   /** After an answer sent before the body was read (401, 413, 429…), how much more of it is read and discarded so the client can read the answer. */
   readonly maxDrainBytes: number;
   /** …and for how long at most; then the connection is closed. */

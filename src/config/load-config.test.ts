@@ -69,12 +69,12 @@ nodes:
 models: [{ id: m, routes: [{ node: a }] }]
 keys: [{ key: "\${CLIENT_KEY}" }]`,
     'gw.yaml',
-    { PORT: '9090', NODE_KEY: 'secret-node-key', CLIENT_KEY: '12345678901234' },
+    { PORT: '9090', NODE_KEY: 'secret-node-key', CLIENT_KEY: '1234567890123456' },
   );
   assert.equal(config.listen.port, 9090);
   assert.equal(config.nodes[0]?.baseUrl, 'http://fallback/v1');
   assert.equal(config.nodes[0]?.apiKey, 'secret-node-key');
-  assert.equal(config.keys[0]?.key, '12345678901234', 'a numeric-looking key stays a string');
+  assert.equal(config.keys[0]?.key, '1234567890123456', 'a numeric-looking key stays a string');
 });
 
 const BAD: Array<[string, string, string, RegExp]> = [
@@ -149,10 +149,30 @@ const BAD: Array<[string, string, string, RegExp]> = [
   ],
   [
     'a key of an unknown account',
-    MINIMAL + 'keys: [{ key: sk-abcdefgh, account: nobody }]\n',
+    MINIMAL + 'keys: [{ key: sk-abcdefgh-0123456789, account: nobody }]\n',
     'keys[0].account',
     /unknown account "nobody"/,
   ],
+  [
+    "the documentation's example admin key",
+    MINIMAL + 'admin_key: change-me-to-a-long-secret\n',
+    'admin_key',
+    /example printed in the documentation/,
+  ],
+  [
+    "the demo's public admin key outside the demo",
+    MINIMAL + 'admin_key: switchyard-demo-admin-0000000000\n',
+    'admin_key',
+    /example printed in the documentation/,
+  ],
+  [
+    "the demo's public API key outside the demo",
+    MINIMAL + 'keys: [{ key: sk-switchyard-demo-0000000000000000 }]\n',
+    'keys[0].key',
+    /example printed in the documentation/,
+  ],
+  ['an API key shorter than 16 characters', MINIMAL + 'keys: [{ key: sk-abcdefgh }]\n', 'keys[0].key', /16/],
+  ['an admin key shorter than 24 characters', MINIMAL + 'admin_key: admin-0123456789abcd\n', 'admin_key', /24/],
   [
     'a per-key body budget below the body limit',
     MINIMAL + 'http: { body_limit_bytes: 33554432 }\n',

@@ -23,8 +23,16 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   return parseConfigText(text, file, env);
 }
 
-/** Same as loadConfigFile for text already in memory; `source` names it in errors. */
-export function parseConfigText(text: string, source: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+/**
+ * Same as loadConfigFile for text already in memory; `source` names it in errors. `demo`:
+ * the built-in demo, the one configuration allowed its own public keys.
+ */
+export function parseConfigText(
+  text: string,
+  source: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { readonly demo?: boolean } = {},
+): GatewayConfig {
   const document = parseDocument(text);
   const syntaxError = document.errors[0];
   if (syntaxError) {
@@ -56,5 +64,5 @@ export function parseConfigText(text: string, source: string, env: NodeJS.Proces
     const hint = emptyValueHint(error);
     throw new ConfigError(source, problem.path, hint === undefined ? problem.expected : `${problem.expected}: ${hint}`);
   }
-  return resolveConfig(interpolated, source);
+  return resolveConfig(interpolated, source, options.demo === true);
 }

@@ -5,6 +5,7 @@ import { reasoningProblem } from './protocol-reasoning.js';
 import { DEFAULT_HEALTH } from './node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
 import { resolvePricedFeatures, resolvePricing } from './resolve-priced-features.js';
+import { isDocumentedSecret } from './example-secrets.js';
 import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from './simulator-scripts.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, type ReasoningEffort } from './reasoning-efforts.js';
 import { DEFAULT_BASE_URLS, type WireProtocol } from './wire-protocols.js';
@@ -89,6 +90,8 @@ function resolveLimits(file: ConfigFile['limits']): LimitSettings {
     key: resolveRateLimits(file?.key ?? {}, DEFAULTS.limits.key),
     account: resolveRateLimits(file?.account ?? {}, DEFAULTS.limits.account),
     ip: resolveRateLimits(file?.ip ?? {}, DEFAULTS.limits.ip),
+    authFailuresPerMinute: file?.auth_failures_per_minute ?? DEFAULTS.limits.authFailuresPerMinute,
+    countTokensPerMinute: file?.count_tokens_per_minute ?? DEFAULTS.limits.countTokensPerMinute,
   };
 }
 
@@ -105,6 +108,19 @@ function resolveReplyLimits(replies: ConfigFile['node_replies'], defaults: NodeR
     maxJsonBytes: replies?.max_json_bytes ?? defaults.maxJsonBytes,
     maxEventBytes: replies?.max_event_bytes ?? defaults.maxEventBytes,
   };
+}
+
+/** API keys and the admin key printed in the documentation are no secrets: refused (the demo keeps its own). */
+function refuseDocumentedSecrets(file: ConfigFile, source: string, demo: boolean): void {
+  const problem =
+    'is an example printed in the documentation, known to anyone: use a secret of your own (e.g. openssl rand -base64 32)';
+  if (file.admin_key !== undefined && isDocumentedSecret(file.admin_key, demo)) {
+    throw new ConfigError(source, 'admin_key', problem);
+  }
+  // Never echo the key itself: name the entry by position only.
+  (file.keys ?? []).forEach((key, index) => {
+    if (isDocumentedSecret(key.key, demo)) throw new ConfigError(source, `keys[${index}].key`, problem);
+  });
 }
 
 /** Applies defaults to one schema-valid node entry; `path` names it in errors. */
@@ -194,10 +210,21 @@ function checkBodyBudgets(http: ConfigFile['http'], source: string): void {
       'http.max_body_bytes_in_flight',
       `must be at least http.max_body_bytes_in_flight_per_key (${perKey})`,
     );
+  const perAccount = http?.max_body_bytes_in_flight_per_account ?? DEFAULTS.http.maxBodyBytesInFlightPerAccount;
+  const perIp = http?.max_body_bytes_in_flight_per_ip ?? DEFAULTS.http.maxBodyBytesInFlightPerIp;
+  for (const [knob, value] of [
+    ['max_body_bytes_in_flight_per_account', perAccount],
+    ['max_body_bytes_in_flight_per_ip', perIp],
+  ] as const) {
+    if (value < bodyLimit) {
+      throw new ConfigError(source, `http.${knob}`, `must be at least http.body_limit_bytes (${bodyLimit})`);
+    }
+  }
 }
 
 /** Applies defaults and checks cross references of a schema-valid configuration file. */
-export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
+export function resolveConfig(file: ConfigFile, source: string, demo = false): GatewayConfig {
+  refuseDocumentedSecrets(file, source, demo);
   const timeouts = resolveTimeouts(file.timeouts, DEFAULTS.timeouts);
   checkBodyBudgets(file.http, source);
   requireUnique(
@@ -367,6 +394,9 @@ export function resolveConfig(file: ConfigFile, source: string): GatewayConfig {
       maxBodyBytesInFlight: file.http?.max_body_bytes_in_flight ?? DEFAULTS.http.maxBodyBytesInFlight,
       maxBodyBytesInFlightPerKey:
         file.http?.max_body_bytes_in_flight_per_key ?? DEFAULTS.http.maxBodyBytesInFlightPerKey,
+      maxBodyBytesInFlightPerAccount:
+        file.http?.max_body_bytes_in_flight_per_account ?? DEFAULTS.http.maxBodyBytesInFlightPerAccount,
+      maxBodyBytesInFlightPerIp: file.http?.max_body_bytes_in_flight_per_ip ?? DEFAULTS.http.maxBodyBytesInFlightPerIp,
       maxDrainBytes: file.http?.max_drain_bytes ?? DEFAULTS.http.maxDrainBytes,
       drainTimeoutMs: file.http?.drain_timeout_ms ?? DEFAULTS.http.drainTimeoutMs,
     },

@@ -404,6 +404,11 @@ export const REASONS = {
     en: (p) => `Unknown account "${p.account}".`,
     ru: (p) => `Неизвестный аккаунт "${p.account}".`,
   }),
+  /** A top-up or adjustment would take an account's balance beyond the largest it may hold. */
+  balance_over_max: reasonTexts<{ max: number }>({
+    en: (p) => `The balance would exceed ${p.max} USD, the most an account may hold.`,
+    ru: (p) => `Баланс превысил бы ${p.max} USD — больше аккаунт хранить не может.`,
+  }),
 
   // conflict (its message begins "Conflict: ").
   account_exists: reasonTexts<{ id: string }>({

@@ -7,8 +7,8 @@ import { readBody } from './read-body.js';
 
 /**
  * The start every front door's route shares: admission from the headers (401, 429) before
- * a byte of the body is read, then the body within the key's and the gateway's body budgets
- * (413, 408, 429, 503), kept for the log line when `log.bodies` is on.
+ * a byte of the body is read, then the body within the key's, the account's, the client
+ * address's and the gateway's body budgets (413, 408, 429, 503), kept for the log line when `log.bodies` is on.
  */
 export async function admitAndRead(
   services: GatewayServices,
@@ -16,17 +16,32 @@ export async function admitAndRead(
   request: IncomingMessage,
   context: RequestContext,
   credentials: Credentials,
+  countingTokens = false,
 ): Promise<{ readonly admission: Admission; readonly body: string }> {
   const { config } = services;
-  const admitted = admit(services, credentials, context);
-  const admission = admitted instanceof Promise ? await admitted : admitted;
-  const body = await readBody(
-    request,
-    config.http.bodyLimitBytes,
-    config.http.bodyIdleTimeoutMs,
-    bodies,
-    admission.key.record.id,
+  const admitted = admit(
+    services,
+    credentials,
+    context,
+    countingTokens ? countingCostUpFront(request, config.http.bodyLimitBytes) : undefined,
   );
+  const admission = admitted instanceof Promise ? await admitted : admitted;
+  const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs, bodies, {
+    keyId: admission.key.record.id,
+    accountId: admission.account?.record.id,
+    ip: credentials.clientIp,
+  });
   if (config.log.bodies) context.record.requestBody = body;
   return { admission, body };
+}
+
+/**
+ * What a counting request takes from its key's counting budget before its body is read: its
+ * declared length (a token is at least a byte, so no more tokens than bytes are in the
+ * body), or the body limit for a body of unknown length. Charged up front, so requests sent
+ * at once cannot all pass while their counts are still running.
+ */
+export function countingCostUpFront(request: IncomingMessage, bodyLimitBytes: number): number {
+  const declared = Number(request.headers['content-length']);
+  return Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, bodyLimitBytes) : bodyLimitBytes;
 }

@@ -7,49 +7,91 @@ const RETRY_AFTER_S = 1;
 export interface BodyBudgetLimits {
   readonly maxBodyBytesInFlight: number;
   readonly maxBodyBytesInFlightPerKey: number;
+  /** Per account, all its keys together; undefined: no cap of its own. */
+  readonly maxBodyBytesInFlightPerAccount?: number;
+  /** Per client address, all its keys together; undefined: no cap of its own. */
+  readonly maxBodyBytesInFlightPerIp?: number;
+}
+
+/** Whose share a body's bytes are taken from: its key, the key's account, the client's address. */
+export interface BodyHolder {
+  readonly keyId?: string | undefined;
+  readonly accountId?: string | undefined;
+  readonly ip?: string | undefined;
 }
 
 /**
- * Bytes of request bodies being read at once, in total and per API key (issue 16 item 5:
- * 200 held near-limit bodies of one key took the RSS from 278 to 1,041 MiB). A request
- * takes the bytes it declares (or, chunked, as they arrive) before they are buffered and
- * gives them back when its body is read or abandoned. Per key the counts live in a map of
- * numbers keyed by the key's id, deleted at zero: no per-request object is kept.
+ * Bytes of request bodies being read at once, in total and per API key, account and client
+ * address (issue 16 item 5: 200 held near-limit bodies of one key took the RSS from 278 to
+ * 1,041 MiB; issue 28 finding 6: a share taken by declared length let 16 keys declaring 4
+ * MiB, sending 2.7 KB, starve everyone). A request takes bytes as they arrive, never what it
+ * only declares, and gives them back when its body is read or abandoned. Each share is a
+ * map of numbers keyed by id, deleted at zero: no per-request object is kept.
  */
 export class BodyBudget {
   private total = 0;
   private readonly perKey = new Map<string, number>();
+  private readonly perAccount = new Map<string, number>();
+  private readonly perIp = new Map<string, number>();
 
   constructor(private readonly limits: () => BodyBudgetLimits) {}
 
   /**
-   * Takes `bytes` for `keyId` (undefined: the total only). Over the key's share → 429
-   * rate_limited, over the total → 503 server_busy, both with Retry-After; nothing is taken then.
+   * Takes `bytes` for `holder` (undefined: the total only). Over the key's, the account's or
+   * the address's share → 429 rate_limited, over the total → 503 server_busy, both with
+   * Retry-After; nothing is taken then.
    */
-  take(keyId: string | undefined, bytes: number): void {
+  take(holder: BodyHolder | undefined, bytes: number): void {
     if (bytes <= 0) return;
     const limits = this.limits();
-    const held = keyId === undefined ? 0 : (this.perKey.get(keyId) ?? 0);
-    if (keyId !== undefined && held + bytes > limits.maxBodyBytesInFlightPerKey) {
-      throw gatewayError('rate_limited', {
-        retryAfter: RETRY_AFTER_S,
-        params: { retry_after: RETRY_AFTER_S, limit: 'key.body_bytes_in_flight' },
-      });
-    }
+    overShare(this.perKey, holder?.keyId, bytes, limits.maxBodyBytesInFlightPerKey, 'key.body_bytes_in_flight');
+    overShare(
+      this.perAccount,
+      holder?.accountId,
+      bytes,
+      limits.maxBodyBytesInFlightPerAccount,
+      'account.body_bytes_in_flight',
+    );
+    overShare(this.perIp, holder?.ip, bytes, limits.maxBodyBytesInFlightPerIp, 'ip.body_bytes_in_flight');
     if (this.total + bytes > limits.maxBodyBytesInFlight) {
       throw gatewayError('server_busy', { retryAfter: RETRY_AFTER_S, params: { retry_after: RETRY_AFTER_S } });
     }
     this.total += bytes;
-    if (keyId !== undefined) this.perKey.set(keyId, held + bytes);
+    add(this.perKey, holder?.keyId, bytes);
+    add(this.perAccount, holder?.accountId, bytes);
+    add(this.perIp, holder?.ip, bytes);
   }
 
-  /** Gives back bytes taken with `take` for the same key. */
-  release(keyId: string | undefined, bytes: number): void {
+  /** Gives back bytes taken with `take` for the same holder. */
+  release(holder: BodyHolder | undefined, bytes: number): void {
     if (bytes <= 0) return;
     this.total -= bytes;
-    if (keyId === undefined) return;
-    const left = (this.perKey.get(keyId) ?? 0) - bytes;
-    if (left > 0) this.perKey.set(keyId, left);
-    else this.perKey.delete(keyId);
+    add(this.perKey, holder?.keyId, -bytes);
+    add(this.perAccount, holder?.accountId, -bytes);
+    add(this.perIp, holder?.ip, -bytes);
   }
+}
+
+/** Throws 429 when `bytes` more would take `id`'s share past `cap`. */
+function overShare(
+  shares: Map<string, number>,
+  id: string | undefined,
+  bytes: number,
+  cap: number | undefined,
+  limit: string,
+): void {
+  if (id === undefined || cap === undefined) return;
+  if ((shares.get(id) ?? 0) + bytes > cap) {
+    throw gatewayError('rate_limited', {
+      retryAfter: RETRY_AFTER_S,
+      params: { retry_after: RETRY_AFTER_S, limit },
+    });
+  }
+}
+
+function add(shares: Map<string, number>, id: string | undefined, bytes: number): void {
+  if (id === undefined) return;
+  const held = (shares.get(id) ?? 0) + bytes;
+  if (held > 0) shares.set(id, held);
+  else shares.delete(id);
 }

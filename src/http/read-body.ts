@@ -1,38 +1,30 @@
 import type { IncomingMessage } from 'node:http';
 import { gatewayError } from '../errors/gateway-error.js';
-import type { BodyBudget } from './body-budget.js';
+import type { BodyBudget, BodyHolder } from './body-budget.js';
 
 /** No idle limit: for callers that read small trusted bodies. */
 const NO_IDLE_LIMIT = 0;
-/** A chunked body takes budget in steps of at least this much (one map update per step, not per chunk). */
-const BUDGET_STEP_BYTES = 64 * 1024;
 
 /**
  * Reads the whole request body as UTF-8, refusing more than `limit` bytes (413, PRODUCT.md
  * decision 11) and a client that goes silent for `idleTimeoutMs` between two chunks (408
  * request_timeout: a slow-loris body must not hold a connection forever). With a `budget`,
- * the bytes being buffered are taken from it for `keyId` first (the declared length, or a
- * chunked body as it grows: 429/503 when over) and given back however the read ends. On a
- * refusal the rest of the body is left unread (the server drains a bounded amount of it).
+ * each chunk's bytes are taken from it for `holder` as they arrive, before they are kept
+ * (never the declared length, which costs a client nothing to claim: 429/503 when over),
+ * and given back however the read ends. On a refusal the rest of the body is left unread
+ * (the server drains a bounded amount of it).
  */
 export function readBody(
   request: IncomingMessage,
   limit: number,
   idleTimeoutMs = NO_IDLE_LIMIT,
   budget?: BodyBudget,
-  keyId?: string,
+  holder?: BodyHolder,
 ): Promise<string> {
   const declared = Number(request.headers['content-length']);
   if (declared > limit) return Promise.reject(gatewayError('payload_too_large', { params: { limit } }));
   if (request.readableEnded) return Promise.resolve('');
-  let held = declared > 0 ? declared : 0;
-  if (budget !== undefined && held > 0) {
-    try {
-      budget.take(keyId, held);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
+  let held = 0;
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -44,7 +36,7 @@ export function readBody(
       request.off('end', onEnd);
       request.off('error', onGone);
       request.off('close', onClose);
-      budget?.release(keyId, held);
+      budget?.release(holder, held);
       held = 0;
     }
     function refuse(error: unknown): void {
@@ -55,14 +47,13 @@ export function readBody(
     function onData(chunk: Buffer): void {
       size += chunk.length;
       if (size > limit) return refuse(gatewayError('payload_too_large', { params: { limit } }));
-      if (budget !== undefined && size > held) {
-        const grow = Math.min(Math.max(size, held + BUDGET_STEP_BYTES), limit) - held;
+      if (budget !== undefined) {
         try {
-          budget.take(keyId, grow);
+          budget.take(holder, chunk.length);
         } catch (error) {
           return refuse(error);
         }
-        held += grow;
+        held += chunk.length;
       }
       chunks.push(chunk);
       timer?.refresh();

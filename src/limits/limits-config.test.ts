@@ -16,6 +16,8 @@ test('rate limits default to 600 RPM per key and 1200 RPM per IP, no Redis, no t
     key: { rpm: 600, rps: undefined, tpm: undefined },
     account: { rpm: undefined, rps: undefined, tpm: undefined },
     ip: { rpm: 1200, rps: undefined, tpm: undefined },
+    authFailuresPerMinute: 30,
+    countTokensPerMinute: 4_000_000,
   });
   assert.equal(config.redis, undefined);
   assert.deepEqual(config.trustedProxies, []);
@@ -29,10 +31,11 @@ limits:
   key: { rps: 5, tpm: 100000 }
   account: { rpm: 3000 }
   ip: { rpm: 2000, rps: 50 }
+  auth_failures_per_minute: 10
 accounts:
   - { id: acme, limits: { rpm: 100, tpm: 50000 } }
 keys:
-  - { key: sk-test-0001, account: acme, limits: { rpm: 120 } }
+  - { key: sk-test-0001-0123456789, account: acme, limits: { rpm: 120 } }
 ${NODES}`,
     'gw.yaml',
     {},
@@ -41,6 +44,8 @@ ${NODES}`,
     key: { rpm: 600, rps: 5, tpm: 100000 },
     account: { rpm: 3000, rps: undefined, tpm: undefined },
     ip: { rpm: 2000, rps: 50, tpm: undefined },
+    authFailuresPerMinute: 10,
+    countTokensPerMinute: 4_000_000,
   });
   assert.deepEqual(config.accounts[0]?.limits, { rpm: 100, rps: undefined, tpm: 50000 });
   assert.deepEqual(config.keys[0]?.limits, { rpm: 120, rps: undefined, tpm: undefined });

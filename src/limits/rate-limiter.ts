@@ -10,6 +10,10 @@ const MINUTE_MS = 60_000;
 const SECOND_MS = 1_000;
 /** Subjects (keys, accounts, addresses) per scope whose rules are kept made; beyond, the cache starts over. */
 const MAX_CACHED_SUBJECTS = 10_000;
+/** The limit on failed authentications per client address (`limits.auth_failures_per_minute`). */
+export const AUTH_FAILURES_LIMIT = 'ip.auth_failures';
+/** The limit on tokens the counting routes count for one key (`limits.count_tokens_per_minute`). */
+export const COUNT_TOKENS_LIMIT = 'key.count_tokens';
 
 /**
  * Who a request counts against. Every part is optional: a scope without an id is not
@@ -25,6 +29,11 @@ export interface RateLimitSubject {
   readonly accountLimits?: Partial<RateLimitSettings>;
   /** From `clientIp`. */
   readonly ip?: string;
+  /**
+   * A request of a counting route (count_tokens, input_tokens): the tokens `acquire` takes
+   * from the key's counting budget up front (an upper bound of what its body holds).
+   */
+  readonly countingTokens?: number;
 }
 
 /** A limiter's answer for one request. */
@@ -125,7 +134,9 @@ export class RateLimiter {
 
   /**
    * Before a request: takes one request from every rpm/rps limit of the subject, and
-   * checks that no tpm limit is in debt (at least one token left). All or nothing: a
+   * checks that no tpm limit is in debt (at least one token left), that the subject's
+   * address is not over its failed-authentication limit (`recordAuthFailure`) and, for a
+   * counting request, that the key's counting budget is not in debt. All or nothing: a
    * refused request takes nothing.
    */
   acquire(subject: RateLimitSubject): Promise<RateLimitDecision> {
@@ -150,6 +161,55 @@ export class RateLimiter {
   chargeTokens(subject: RateLimitSubject, tokens: number): Promise<RateLimitDecision> {
     const rules = tokens > 0 && this.countsTokens(subject) ? this.rules(subject, tokens, undefined, 'force') : [];
     return rules.length === 0 ? Promise.resolve(this.nothingApplied()) : this.decide(rules);
+  }
+
+  /**
+   * A failed authentication (a wrong API key or admin key) from address `ip`: counted
+   * against `limits.auth_failures_per_minute` when it fits; refused (nothing counted) once
+   * the address is over it. Successes are never counted: `acquire` and
+   * `checkAuthFailures` only check that the address is not over it.
+   */
+  recordAuthFailure(ip: string): Promise<RateLimitDecision> {
+    return this.decide(this.authFailureRules(ip, 'consume'));
+  }
+
+  /** Whether address `ip` is under its failed-authentication limit (nothing counted): for a successful admin sign-in. */
+  checkAuthFailures(ip: string): Promise<RateLimitDecision> {
+    return this.decide(this.authFailureRules(ip, 'check'));
+  }
+
+  /**
+   * After a counting request (count_tokens, input_tokens) whose `acquire` took
+   * `countingTokens` up front: charges what it counted beyond that (a stored conversation's
+   * tokens) to the key's counting budget (`limits.count_tokens_per_minute`), whether they
+   * fit or not (a debt, as for tpm).
+   */
+  chargeTokenCounting(subject: RateLimitSubject, tokens: number): Promise<RateLimitDecision> {
+    const limit = this.options.settings.countTokensPerMinute;
+    if (limit === undefined || subject.keyId === undefined) return Promise.resolve(this.nothingApplied());
+    const beyond = tokens - countingCost(subject.countingTokens ?? 0, limit);
+    return this.decide(beyond > 0 ? this.tokenCountingRules(subject.keyId, beyond, 'force') : []);
+  }
+
+  /** The key's counting budget, as a rule. */
+  private tokenCountingRules(keyId: string, cost: number, mode: LimitMode): LimitRule[] {
+    const limit = this.options.settings.countTokensPerMinute;
+    if (limit === undefined) return [];
+    return [
+      {
+        name: COUNT_TOKENS_LIMIT,
+        key: `key:${keyId}:count_tokens`,
+        limit,
+        periodMs: MINUTE_MS,
+        cost: mode === 'force' ? cost : countingCost(cost, limit),
+        mode,
+      },
+    ];
+  }
+
+  private authFailureRules(ip: string, mode: LimitMode): LimitRule[] {
+    const limit = this.options.settings.authFailuresPerMinute;
+    return limit === undefined ? [] : [authFailureRule(ip, limit, mode)];
   }
 
   /** Whether a tokens-per-minute limit applies to the subject (otherwise `chargeTokens` does nothing). */
@@ -194,6 +254,8 @@ export class RateLimiter {
       );
     if (subject.ip !== undefined)
       append(rules, this.scopeRules(this.ipRules, IP_SCOPE, subject.ip, defaults.ip, undefined).acquire);
+    if (subject.countingTokens !== undefined && subject.keyId !== undefined)
+      append(rules, this.tokenCountingRules(subject.keyId, subject.countingTokens, 'consume'));
     return rules;
   }
 
@@ -210,6 +272,8 @@ export class RateLimiter {
     const limits = merge(defaults, override);
     const acquire: LimitRule[] = [];
     addRules(acquire, scope, id, limits, 1, 'consume', 'check');
+    const authFailures = this.options.settings.authFailuresPerMinute;
+    if (scope === IP_SCOPE && authFailures !== undefined) acquire.push(authFailureRule(id, authFailures, 'check'));
     const made: ScopeRules = { override, acquire, countsTokens: limits.tpm !== undefined };
     if (cache.size >= MAX_CACHED_SUBJECTS) cache.clear();
     cache.set(id, made);
@@ -272,7 +336,8 @@ function decisionOf(rules: readonly LimitRule[], result: LimitStoreResult): Rate
   }
   let headline: LimitOutcome | undefined;
   if (!result.allowed) headline = longestWait(result.outcomes);
-  else if (consumed === 0) headline = leastRemaining(result.outcomes);
+  else if (consumed === 0)
+    headline = leastRemaining(result.outcomes.filter((outcome) => outcome.name !== AUTH_FAILURES_LIMIT));
   else
     headline = leastRemaining(
       consumed === rules.length
@@ -337,6 +402,19 @@ function addRules(
       cost: tokenCost,
       mode: tokenMode,
     });
+}
+
+/** What a counting request takes up front: at least 1, at most the whole budget (then it fits an empty bucket only). */
+function countingCost(tokens: number, limit: number): number {
+  return Math.min(Math.max(1, tokens), limit);
+}
+
+/**
+ * The bucket of failed authentications of one address: `limit` per minute (a burst of
+ * `limit`, then one per 60/limit s). A check takes one unit's room: refused when full.
+ */
+function authFailureRule(ip: string, limit: number, mode: LimitMode): LimitRule {
+  return { name: AUTH_FAILURES_LIMIT, key: `ip:${ip}:authfail`, limit, periodMs: MINUTE_MS, cost: 1, mode };
 }
 
 /** Creates a rate limiter; call `start()` to connect to Redis when one is configured. */

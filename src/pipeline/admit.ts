@@ -1,6 +1,8 @@
 import type { CachedAccount, CachedKey } from '../billing/account-cache.js';
 import type { RateLimitSubject } from '../limits/rate-limiter.js';
 import type { GatewayServices } from '../gateway-services.js';
+import type { Principal } from '../auth/key-registry.js';
+import { refuseFailedAuthentication } from './auth-failures.js';
 import { authenticate } from './authenticate.js';
 import { applyRateLimitsNow, rateLimitSubject } from './rate-limit.js';
 import type { RequestContext } from '../context/request-context.js';
@@ -22,18 +24,27 @@ export interface Credentials {
 }
 
 /**
- * Before the body is read (PRODUCT.md decision 22): the key (401) and the request-rate
- * limits of the key, its account and the client's address (429), so a refused request
- * never gets to pin a body in memory. A promise only when the limits live in Redis.
+ * Before the body is read (PRODUCT.md decision 22): the key (401; 429 once the client's
+ * address is over its failed-authentication limit) and the request-rate limits of the key,
+ * its account and the client's address (429, the address's failed-authentication limit
+ * checked in the same step, and for a counting request the `countingTokens` it takes up
+ * front from the key's counting budget), so a refused request never gets to pin a body in
+ * memory. A promise only when the limits live in Redis or the key was wrong.
  */
 export function admit(
   services: GatewayServices,
   credentials: Credentials,
   context: RequestContext,
+  countingTokens?: number,
 ): Admission | Promise<Admission> {
-  const principal = authenticate(credentials.authorization, services.accounts, context);
+  let principal: Principal;
+  try {
+    principal = authenticate(credentials.authorization, services.accounts, context);
+  } catch (failure) {
+    return refuseFailedAuthentication(services.limiter, credentials.clientIp, failure);
+  }
   const { key, account } = services.billing.entriesOf(principal);
-  const subject = rateLimitSubject(credentials.clientIp, key, account);
+  const subject = rateLimitSubject(credentials.clientIp, key, account, countingTokens);
   const admission: Admission = { key, account, subject };
   const limited = applyRateLimitsNow(services.limiter, subject, context);
   return limited === undefined ? admission : limited.then(() => admission);

@@ -4,14 +4,24 @@ import type { RateLimitDecision, RateLimiter, RateLimitSubject } from '../limits
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { RequestContext } from '../context/request-context.js';
 
-/** Whose limits a request counts against: its key, the key's account and the client's address. */
-export function rateLimitSubject(ip: string, key: CachedKey, account: CachedAccount | undefined): RateLimitSubject {
+/**
+ * Whose limits a request counts against: its key, the key's account and the client's
+ * address; `countingTokens` for a request of a counting route: what it takes up front
+ * from its key's counting budget.
+ */
+export function rateLimitSubject(
+  ip: string,
+  key: CachedKey,
+  account: CachedAccount | undefined,
+  countingTokens?: number,
+): RateLimitSubject {
   return {
     keyId: key.record.id,
     keyLimits: key.record.limits ?? undefined,
     accountId: account?.record.id,
     accountLimits: account?.record.limits ?? undefined,
     ip,
+    countingTokens,
   };
 }
 

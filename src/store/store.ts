@@ -44,12 +44,17 @@ export interface Store {
   /** Inserts an account with its initial balance entry; false when the id exists. */
   insertAccountIfAbsent(account: NewAccount, reason: string): Promise<boolean>;
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRecord | undefined>;
-  /** Adds (or, negative, removes) money with a ledger entry; undefined when there is no such account. */
+  /**
+   * Adds (or, negative, removes) money with a ledger entry, in one atomic step; undefined
+   * when there is no such account, or when the balance would end beyond ±`maxBalanceNano`
+   * (unless it moves towards zero): then nothing changes.
+   */
   adjustBalance(
     accountId: string,
     amountNano: number,
     kind: LedgerKind,
     reason: string,
+    maxBalanceNano: number,
   ): Promise<BalanceEntry | undefined>;
   balanceEntries(accountId: string, limit: number): Promise<BalanceEntry[]>;
 

@@ -272,6 +272,46 @@ describe('console sessions expire', () => {
   });
 });
 
+describe('console sessions end when the admin key changes', () => {
+  test('after a reload with another admin key the old session can neither read, top up nor create a key', async () => {
+    await ensureConsoleBundle();
+    const gateway = await startTestGateway(YAML);
+    try {
+      const { cookie, csrf } = await signIn(gateway);
+      const write = { cookie, headers: { 'x-switchyard-csrf': csrf } };
+      const before = await call(gateway, 'POST', '/console/api/admin/accounts/acme/topup', {
+        ...write,
+        body: { amount: 1, reason: 'before rotation' },
+      });
+      assert.equal(before.status, 200, JSON.stringify(before.body));
+      const rotated = 'console-admin-key-rotated-0123456789';
+      await gateway.running.reload(gateway.parse(YAML.replace(`admin_key: ${ADMIN_KEY}`, `admin_key: ${rotated}`)));
+      const read = await call(gateway, 'GET', '/console/api/admin/keys', { cookie });
+      assert.equal(read.status, 401);
+      assert.equal(errorCode(read), 'console_session_required');
+      const topUp = await call(gateway, 'POST', '/console/api/admin/accounts/acme/topup', {
+        ...write,
+        body: { amount: 5, reason: 'after rotation' },
+      });
+      assert.equal(topUp.status, 401);
+      const created = await call(gateway, 'POST', '/console/api/admin/keys', { ...write, body: { account: 'acme' } });
+      assert.equal(created.status, 401);
+      const account = await call(gateway, 'GET', '/admin/v1/accounts/acme', {
+        headers: { authorization: `Bearer ${rotated}` },
+      });
+      assert.equal(account.body.balance, 11, 'only the top-up before the rotation went through');
+      // Back to the first admin key: the old session stays ended (it is forgotten, not parked).
+      await gateway.running.reload(gateway.parse(YAML));
+      assert.equal((await call(gateway, 'GET', '/console/api/admin/keys', { cookie })).status, 401);
+      // A sign-in with the key in force works.
+      const fresh = await signIn(gateway);
+      assert.equal((await call(gateway, 'GET', '/console/api/admin/keys', { cookie: fresh.cookie })).status, 200);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('console behind a TLS proxy', () => {
   test('the cookie is Secure when a trusted proxy says the client came over https, and only then', async () => {
     await ensureConsoleBundle();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { MAX_BALANCE_NANO } from '../../src/billing/money.js';
 import { MIGRATIONS } from '../../src/store/sql/migrations.js';
 import { openStore, parseStoreLocation } from '../../src/store/open-store.js';
 import type { StoreChange, UsageFilter, UsageRow, UsageStatsBucket } from '../../src/store/records.js';
@@ -107,13 +108,53 @@ for (const backend of cases) {
       assert.equal(initial?.reason, 'opening');
     });
 
+    // Issue 28 finding 11: nano-USD above 2^53 (about 9 million USD) lose exactness; a balance
+    // stays within MAX_BALANCE_USD (1 million), checked in the same atomic step as the change.
+    test('a balance is bounded, exactly, at the largest an account may hold', async () => {
+      await store.insertAccountIfAbsent(
+        { id: 'rich', name: null, balanceNano: 0, allowedModels: null, limits: null, policy: null },
+        'opening',
+      );
+      const entriesBefore = (await store.balanceEntries('rich', 10)).length;
+      const step = MAX_BALANCE_NANO / 4 + 1;
+      const changes = await Promise.all(
+        Array.from({ length: 8 }, (_, index) =>
+          store.adjustBalance('rich', step, 'topup', `invoice ${index}`, MAX_BALANCE_NANO),
+        ),
+      );
+      assert.equal(changes.filter((entry) => entry !== undefined).length, 3, 'only three top-ups fit');
+      const balance = (await store.getAccount('rich'))?.balanceNano;
+      assert.equal(balance, 3 * step, 'exact, and nothing past the bound was booked');
+      assert.ok((balance as number) <= MAX_BALANCE_NANO && Number.isSafeInteger(balance));
+      const last = await store.adjustBalance(
+        'rich',
+        MAX_BALANCE_NANO - 3 * step,
+        'topup',
+        'to the top',
+        MAX_BALANCE_NANO,
+      );
+      assert.equal(last?.balanceAfterNano, MAX_BALANCE_NANO, 'exactly the bound fits');
+      assert.equal(await store.adjustBalance('rich', 1, 'topup', 'one more', MAX_BALANCE_NANO), undefined);
+      const down = await store.adjustBalance('rich', -1, 'adjustment', 'down', MAX_BALANCE_NANO);
+      assert.equal(down?.balanceAfterNano, MAX_BALANCE_NANO - 1);
+      assert.equal(
+        (await store.balanceEntries('rich', 10)).length,
+        entriesBefore + 5,
+        'a refused change leaves no entry',
+      );
+    });
+
     test('balance changes are exact in nano-USD and each leaves a ledger entry, newest first', async () => {
-      const topup = await store.adjustBalance('acme', 1_234_567_891, 'topup', 'invoice 7');
+      const topup = await store.adjustBalance('acme', 1_234_567_891, 'topup', 'invoice 7', MAX_BALANCE_NANO);
       assert.equal(topup?.balanceAfterNano, 5 * NANO + 1_234_567_891);
-      const debit = await store.adjustBalance('acme', -234_567_891, 'adjustment', 'refund reversed');
+      const debit = await store.adjustBalance('acme', -234_567_891, 'adjustment', 'refund reversed', MAX_BALANCE_NANO);
       assert.equal(debit?.balanceAfterNano, 6 * NANO);
       assert.equal((await store.getAccount('acme'))?.balanceNano, 6 * NANO);
-      assert.equal(await store.adjustBalance('nobody', 1, 'topup', 'x'), undefined, 'no such account');
+      assert.equal(
+        await store.adjustBalance('nobody', 1, 'topup', 'x', MAX_BALANCE_NANO),
+        undefined,
+        'no such account',
+      );
 
       const entries = await store.balanceEntries('acme', 10);
       assert.deepEqual(

@@ -3,6 +3,8 @@ import { ADMIN_OPERATIONS, pickRoute } from '../../admin/admin-operations.js';
 import { AdminService } from '../../admin/admin-service.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { RequestContext } from '../../context/request-context.js';
+import { clientIp } from '../../limits/client-ip.js';
+import { authenticateLimited } from '../../pipeline/auth-failures.js';
 import { authenticateAdmin } from './authenticate-admin.js';
 import { modelRoutes } from './model-routes.js';
 import { nodeRoutes, type AdminHandler } from './node-routes.js';
@@ -19,11 +21,13 @@ export type AdminRequestHandler = (
   path: string,
 ) => Promise<void>;
 
-/** Everything under /admin/v1: admin key first, then the operations. */
+/** Everything under /admin/v1: admin key first (wrong ones limited per client address), then the operations. */
 export function adminRoute(services: GatewayServices): AdminRequestHandler {
   const operations = adminOperationsHandler(services);
   return async function handleAdmin(request, response, context, path) {
-    authenticateAdmin(request.headers.authorization, services.config.adminKey);
+    await authenticateLimited(services.limiter, clientIp(request, services.trustedProxies), () =>
+      authenticateAdmin(request.headers.authorization, services.config.adminKey),
+    );
     await operations(request, response, context, path);
   };
 }

@@ -5,7 +5,8 @@ import type { RequestContext } from '../../context/request-context.js';
 import { gatewayError, invalidParameter } from '../../errors/gateway-error.js';
 import { because } from '../../errors/reasons.js';
 import type { GatewayServices } from '../../gateway-services.js';
-import { isFromTrustedProxy, trustedProxyList } from '../../limits/client-ip.js';
+import { clientIp, isFromTrustedProxy, trustedProxyList } from '../../limits/client-ip.js';
+import { authenticateLimited } from '../../pipeline/auth-failures.js';
 import { adminOperationsHandler } from '../admin/admin-route.js';
 import { isAdminKey } from '../admin/authenticate-admin.js';
 import { readJsonObject } from '../admin/read-json-body.js';
@@ -101,7 +102,7 @@ export function consoleRoute(services: GatewayServices) {
   }
 
   function sessionOf(request: IncomingMessage): ConsoleSession {
-    const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE));
+    const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE), services.config.adminKey);
     if (session === undefined) throw gatewayError('console_session_required');
     return session;
   }
@@ -125,14 +126,18 @@ export function consoleRoute(services: GatewayServices) {
         throw invalidParameter('admin_key', 'admin_key_required');
       }
       const adminKey = services.config.adminKey;
-      if (adminKey === undefined || !isAdminKey(given, adminKey)) throw gatewayError('invalid_admin_key');
-      const session = sessions.create();
+      if (adminKey === undefined) throw gatewayError('invalid_admin_key');
+      // A wrong key counts against the address's failed-authentication limit (429 beyond it).
+      await authenticateLimited(services.limiter, clientIp(request, services.trustedProxies), () => {
+        if (!isAdminKey(given, adminKey)) throw gatewayError('invalid_admin_key');
+      });
+      const session = sessions.create(adminKey);
       response.setHeader('set-cookie', sessionCookie(session.id, services.config.console.sessionTtlSeconds, secure));
       return sendSession(response, context, session, 201);
     }
     if (request.method === 'DELETE') {
       refuseCrossSite(request);
-      const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE));
+      const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE), services.config.adminKey);
       if (session !== undefined) sessions.delete(session.id);
       response.setHeader('set-cookie', sessionCookie('', 0, secure));
       return sendJson(response, context, 200, { object: 'console_session', signed_out: true });

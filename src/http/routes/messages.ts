@@ -1,10 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mayUseModel } from '../../billing/access-policy.js';
 import { countPromptTokens } from '../../billing/estimate-request.js';
-import { tokenCounter } from '../../billing/token-counter.js';
 import { markLeftOut } from '../../billing/unresolved-inputs.js';
 import type { RequestContext } from '../../context/request-context.js';
-import { gatewayError, type UpstreamFailure } from '../../errors/gateway-error.js';
+import type { UpstreamFailure } from '../../errors/gateway-error.js';
 import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
 import { thinkingSignaturesOf } from '../../front-doors/anthropic/thinking-signatures.js';
 import type { ReasoningEnvelope } from '../../front-doors/reasoning-envelope.js';
@@ -15,6 +13,7 @@ import { CORE_EFFORTS } from '../../config/reasoning-efforts.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
+import { countInputTokens } from '../../pipeline/count-input-tokens.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCountTokensRequest, parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
 import { FORWARDED_HEADERS } from '../../providers/anthropic/native-messages.js';
@@ -155,7 +154,7 @@ export function messagesRoute(
 /**
  * POST /v1/messages/count_tokens (inbound-protocols 1.11; rule A9): the prompt as the
  * gateway's tokenizer counts it (the estimator reservations use), for any model the key
- * may use; never sent to a node as a generation.
+ * may use, within the key's counting budget (`countInputTokens`); never sent to a node.
  */
 export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, envelope: () => ReasoningEnvelope) {
   const envelopes = thinkingSignaturesOf(envelope);
@@ -170,16 +169,13 @@ export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, 
       request,
       context,
       anthropicCredentialsOf(request, services),
+      true,
     );
     const parsed = parseCountTokensRequest(body, services.config.http);
     // Only counted: what the chat form cannot carry is left out, never refused.
     const { chat } = toChatRequest(carriedByChat({ ...parsed, max_tokens: 1 }), envelopes());
     context.record.model = chat.model;
-    const model = services.models.get(chat.model);
-    if (model === undefined || !mayUseModel(admission.key.record, admission.account?.record, model.id))
-      throw gatewayError('model_unavailable', { param: 'model', params: { model: chat.model } });
-    const counter = tokenCounter();
-    const tokens = countPromptTokens(chat, counter instanceof Promise ? await counter : counter);
+    const tokens = await countInputTokens(services, admission, chat);
     const reply = JSON.stringify({ input_tokens: tokens });
     context.record.status = 200;
     sendJsonText(response, context, 200, reply);

@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { RequestContext } from '../../context/request-context.js';
+import { clientIp } from '../../limits/client-ip.js';
+import { authenticateLimited } from '../../pipeline/auth-failures.js';
 import { authenticateAdmin } from '../admin/authenticate-admin.js';
 import { responseHeaders } from '../response-headers.js';
 
 /**
  * GET /metrics in the Prometheus text format. On the main listener it needs the admin key
- * (`Authorization: Bearer <admin_key>`); on the separate `metrics.listen` address it is open.
+ * (`Authorization: Bearer <admin_key>`; wrong ones limited per client address); on the separate `metrics.listen` address it is open.
  */
 export function metricsRoute(services: GatewayServices, options: { readonly requireAdminKey: boolean }) {
   return async function handleMetrics(
@@ -14,7 +16,11 @@ export function metricsRoute(services: GatewayServices, options: { readonly requ
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
-    if (options.requireAdminKey) authenticateAdmin(request.headers.authorization, services.config.adminKey);
+    if (options.requireAdminKey) {
+      await authenticateLimited(services.limiter, clientIp(request, services.trustedProxies), () =>
+        authenticateAdmin(request.headers.authorization, services.config.adminKey),
+      );
+    }
     const body = await services.metrics.render();
     context.record.status = 200;
     response.writeHead(200, {

@@ -10,6 +10,7 @@ import { sendJsonText } from '../send-json.js';
 import { errorEnvelopeJson } from '../error-envelope.js';
 import type { ErrorShape } from '../error-shape.js';
 import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
+import { decodePathSegment } from '../../protocol/decode-path-segment.js';
 
 /** A model record (PRODUCT.md decision 13): OpenAI's list entry plus what a caller needs to choose. */
 export function modelRecord(model: ModelConfig) {
@@ -144,12 +145,7 @@ export const MODEL_PATH_PREFIX = '/v1/models/';
  * slashes included (ids such as `Qwen/Qwen3-32B`). A malformed escape is kept as sent.
  */
 export function modelIdOfPath(path: string): string {
-  const raw = path.slice(MODEL_PATH_PREFIX.length);
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
+  return decodePathSegment(path.slice(MODEL_PATH_PREFIX.length));
 }
 
 /**

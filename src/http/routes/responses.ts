@@ -9,10 +9,8 @@ import { nativeResponsesFeatures } from '../../front-doors/responses/native-pric
 import { NO_FEATURE_USE } from '../../billing/feature-prices.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
-import { authorize } from '../../pipeline/authorize.js';
-import { countPromptTokens } from '../../billing/estimate-request.js';
-import { tokenCounter } from '../../billing/token-counter.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
+import { countInputTokens } from '../../pipeline/count-input-tokens.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
 import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
@@ -66,7 +64,14 @@ async function readResponsesRequest(
   run: boolean,
 ) {
   const { config } = services;
-  const { admission, body } = await admitAndRead(services, bodies, request, context, credentialsOf(request, services));
+  const { admission, body } = await admitAndRead(
+    services,
+    bodies,
+    request,
+    context,
+    credentialsOf(request, services),
+    !run,
+  );
   const parsed = parseCreateResponse(body, config.http);
   const owner = responseOwner(admission);
   if (run && parsed.store !== false && services.responses.isFull(owner)) {
@@ -180,7 +185,7 @@ export function responsesRoute(
 /**
  * POST /v1/responses/input_tokens (inbound-protocols 2.11): the same request counted, not
  * run — its whole prompt (stored conversation included) as the gateway's tokenizer counts
- * it for reservations. The model must exist and be allowed for the key.
+ * it for reservations, with the policy of every counting route (`countInputTokens`).
  */
 export function responsesInputTokensRoute(
   services: GatewayServices,
@@ -200,10 +205,7 @@ export function responsesInputTokensRoute(
       context,
       false,
     );
-    authorize(services.models, admission, gatewayRequest);
-    const counter = tokenCounter();
-    const count = counter instanceof Promise ? await counter : counter;
-    const inputTokens = countPromptTokens(gatewayRequest.chat, count);
+    const inputTokens = await countInputTokens(services, admission, gatewayRequest.chat);
     sendJson(response, context, 200, { object: 'response.input_tokens', input_tokens: inputTokens });
   };
 }

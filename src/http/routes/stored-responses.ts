@@ -7,6 +7,7 @@ import { inputItemsPage, type InputItemsQuery } from '../../responses-state/inpu
 import { responseOwner } from '../../responses-state/response-owner.js';
 import { sendJson } from '../send-json.js';
 import { credentialsOf } from '../credentials.js';
+import { decodePathSegment } from '../../protocol/decode-path-segment.js';
 
 /** Where a stored response's own addresses begin: /v1/responses/{id}, /v1/responses/{id}/input_items. */
 export const STORED_RESPONSE_PATH_PREFIX = '/v1/responses/';
@@ -54,7 +55,7 @@ export function storedResponsesRoute(services: GatewayServices) {
     }
     const admitted = admit(services, credentialsOf(request, services), context);
     const admission = admitted instanceof Promise ? await admitted : admitted;
-    const id = decodedId(rawId);
+    const id = decodePathSegment(rawId);
     const owner = responseOwner(admission);
     const query = new URLSearchParams(request.url?.slice(path.length + 1) ?? '');
     const notFound = () => gatewayError('response_not_found', { params: { id } });
@@ -81,13 +82,4 @@ export function storedResponsesRoute(services: GatewayServices) {
     }
     sendJson(response, context, 200, page);
   };
-}
-
-/** The id as sent, URL-decoded; a malformed escape is kept as sent (and so not found). */
-function decodedId(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
 }

@@ -108,10 +108,13 @@ export class MemoryStore implements Store {
     return updated;
   }
 
-  async adjustBalance(accountId: string, amountNano: number, kind: LedgerKind, reason: string) {
+  async adjustBalance(accountId: string, amountNano: number, kind: LedgerKind, reason: string, maxBalanceNano: number) {
     const account = this.accounts.get(accountId);
     if (account === undefined) return undefined;
     const balanceNano = account.balanceNano + amountNano;
+    if (Math.abs(balanceNano) > maxBalanceNano && Math.abs(balanceNano) >= Math.abs(account.balanceNano)) {
+      return undefined;
+    }
     this.accounts.set(accountId, { ...account, balanceNano });
     const entry = this.addEntry(accountId, kind, amountNano, balanceNano, reason);
     this.changed({ kind: 'account', id: accountId });

@@ -341,11 +341,14 @@ export class SqlStore implements Store {
     amountNano: number,
     kind: LedgerKind,
     reason: string,
+    maxBalanceNano: number,
   ): Promise<BalanceEntry | undefined> {
     return this.db.transaction(async (tx) => {
       const [account] = await tx.query<{ balance_nano: unknown }>(
-        'UPDATE accounts SET balance_nano = balance_nano + $2, updated_at = now() WHERE id = $1 RETURNING balance_nano',
-        [accountId, amountNano],
+        `UPDATE accounts SET balance_nano = balance_nano + $2, updated_at = now()
+         WHERE id = $1 AND (abs(balance_nano + $2) <= $3 OR abs(balance_nano + $2) < abs(balance_nano))
+         RETURNING balance_nano`,
+        [accountId, amountNano, maxBalanceNano],
       );
       if (account === undefined) return undefined;
       const [entry] = await tx.query(

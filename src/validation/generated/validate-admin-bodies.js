@@ -3,7 +3,7 @@
 
 import func2Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateCreateAccount = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
 const func2 = func2Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
@@ -86,8 +86,8 @@ let data2 = data.balance;
 const _errs6 = errors;
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 1000000000 || isNaN(data2)){
-validate10.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema11.properties.balance,data:data2}];
+if(data2 > 1000000 || isNaN(data2)){
+validate10.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.balance,data:data2}];
 return false;
 }
 else {
@@ -1431,7 +1431,7 @@ return errors === 0;
 }
 
 export const validateTopUp = validate12;
-const schema13 = {"additionalProperties":false,"type":"object","required":["amount","reason"],"properties":{"amount":{"exclusiveMinimum":0,"maximum":1000000000,"type":"number"},"reason":{"minLength":1,"maxLength":500,"type":"string"}}};
+const schema13 = {"additionalProperties":false,"type":"object","required":["amount","reason"],"properties":{"amount":{"exclusiveMinimum":0,"maximum":1000000,"type":"number"},"reason":{"minLength":1,"maxLength":500,"type":"string"}}};
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1458,8 +1458,8 @@ let data0 = data.amount;
 const _errs2 = errors;
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 1000000000 || isNaN(data0)){
-validate12.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema13.properties.amount,data:data0}];
+if(data0 > 1000000 || isNaN(data0)){
+validate12.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema13.properties.amount,data:data0}];
 return false;
 }
 else {
@@ -1520,7 +1520,7 @@ return errors === 0;
 }
 
 export const validateAdjust = validate13;
-const schema14 = {"additionalProperties":false,"type":"object","required":["amount","reason"],"properties":{"amount":{"minimum":-1000000000,"maximum":1000000000,"type":"number"},"reason":{"minLength":1,"maxLength":500,"type":"string"}}};
+const schema14 = {"additionalProperties":false,"type":"object","required":["amount","reason"],"properties":{"amount":{"minimum":-1000000,"maximum":1000000,"type":"number"},"reason":{"minLength":1,"maxLength":500,"type":"string"}}};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1547,13 +1547,13 @@ let data0 = data.amount;
 const _errs2 = errors;
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 1000000000 || isNaN(data0)){
-validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema14.properties.amount,data:data0}];
+if(data0 > 1000000 || isNaN(data0)){
+validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema14.properties.amount,data:data0}];
 return false;
 }
 else {
-if(data0 < -1000000000 || isNaN(data0)){
-validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000},message:"must be >= -1000000000",schema:-1000000000,parentSchema:schema14.properties.amount,data:data0}];
+if(data0 < -1000000 || isNaN(data0)){
+validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema14.properties.amount,data:data0}];
 return false;
 }
 }
@@ -1609,7 +1609,7 @@ return errors === 0;
 }
 
 export const validateCreateKey = validate14;
-const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1681,8 +1681,8 @@ let valid1 = false;
 const _errs8 = errors;
 if(errors === _errs8){
 if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 1000000000 || isNaN(data2)){
-const err0 = {instancePath:instancePath+"/spend_limit",schemaPath:"#/properties/spend_limit/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema15.properties.spend_limit.anyOf[0],data:data2};
+if(data2 > 1000000 || isNaN(data2)){
+const err0 = {instancePath:instancePath+"/spend_limit",schemaPath:"#/properties/spend_limit/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema15.properties.spend_limit.anyOf[0],data:data2};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2378,7 +2378,7 @@ return errors === 0;
 }
 
 export const validateUpdateKey = validate15;
-const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2478,8 +2478,8 @@ let valid2 = false;
 const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 1000000000 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/spend_limit",schemaPath:"#/properties/spend_limit/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema16.properties.spend_limit.anyOf[0],data:data1};
+if(data1 > 1000000 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/spend_limit",schemaPath:"#/properties/spend_limit/anyOf/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.spend_limit.anyOf[0],data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":16,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":8,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -836,8 +836,8 @@ data["admin_key"] = coerced16;
 }
 if(errors === _errs45){
 if(typeof data20 === "string"){
-if(func3(data20) < 16){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.admin_key,data:data20}];
+if(func3(data20) < 24){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters",schema:24,parentSchema:schema11.properties.admin_key,data:data20}];
 return false;
 }
 }
@@ -1253,7 +1253,7 @@ if(errors === _errs68){
 if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
 const _errs70 = errors;
 for(const key5 in data24){
-if(!(((key5 === "key") || (key5 === "ip")) || (key5 === "account"))){
+if(!(((((key5 === "key") || (key5 === "ip")) || (key5 === "account")) || (key5 === "auth_failures_per_minute")) || (key5 === "count_tokens_per_minute"))){
 validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data24}];
 return false;
 break;
@@ -1676,6 +1676,82 @@ var valid7 = _errs89 === errors;
 else {
 var valid7 = true;
 }
+if(valid7){
+if(data24.auth_failures_per_minute !== undefined){
+let data37 = data24.auth_failures_per_minute;
+const _errs98 = errors;
+if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
+let dataType34 = typeof data37;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 === "boolean" || data37 === null
+              || (dataType34 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
+coerced34 = +data37;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data37}];
+return false;
+}
+}
+if(coerced34 !== undefined){
+data37 = coerced34;
+if(data24 !== undefined){
+data24["auth_failures_per_minute"] = coerced34;
+}
+}
+}
+if(errors === _errs98){
+if(typeof data37 == "number"){
+if(data37 < 1 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data37}];
+return false;
+}
+}
+}
+var valid7 = _errs98 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data24.count_tokens_per_minute !== undefined){
+let data38 = data24.count_tokens_per_minute;
+const _errs100 = errors;
+if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
+let dataType35 = typeof data38;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 === "boolean" || data38 === null
+              || (dataType35 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
+coerced35 = +data38;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data38}];
+return false;
+}
+}
+if(coerced35 !== undefined){
+data38 = coerced35;
+if(data24 !== undefined){
+data24["count_tokens_per_minute"] = coerced35;
+}
+}
+}
+if(errors === _errs100){
+if(typeof data38 == "number"){
+if(data38 < 1 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data38}];
+return false;
+}
+}
+}
+var valid7 = _errs100 === errors;
+}
+else {
+var valid7 = true;
+}
+}
+}
 }
 }
 }
@@ -1692,158 +1768,115 @@ var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data37 = data.failover;
-const _errs98 = errors;
-if(errors === _errs98){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-const _errs100 = errors;
-for(const key9 in data37){
+let data39 = data.failover;
+const _errs102 = errors;
+if(errors === _errs102){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+const _errs104 = errors;
+for(const key9 in data39){
 if(!(((key9 === "max_attempts") || (key9 === "retry_on_status")) || (key9 === "max_retry_after_seconds"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data39}];
 return false;
 break;
 }
 }
-if(_errs100 === errors){
-if(data37.max_attempts !== undefined){
-let data38 = data37.max_attempts;
-const _errs101 = errors;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
-let dataType34 = typeof data38;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data38 === null
-              || (dataType34 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced34 = +data38;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data38}];
-return false;
-}
-}
-if(coerced34 !== undefined){
-data38 = coerced34;
-if(data37 !== undefined){
-data37["max_attempts"] = coerced34;
-}
-}
-}
-if(errors === _errs101){
-if(typeof data38 == "number"){
-if(data38 > 20 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data38}];
-return false;
-}
-else {
-if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data38}];
-return false;
-}
-}
-}
-}
-var valid11 = _errs101 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data37.retry_on_status !== undefined){
-let data39 = data37.retry_on_status;
-const _errs103 = errors;
-if(errors === _errs103){
-if(Array.isArray(data39)){
-var valid12 = true;
-const len1 = data39.length;
-for(let i1=0; i1<len1; i1++){
-let data40 = data39[i1];
+if(_errs104 === errors){
+if(data39.max_attempts !== undefined){
+let data40 = data39.max_attempts;
 const _errs105 = errors;
 if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-let dataType35 = typeof data40;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 === "boolean" || data40 === null
-              || (dataType35 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
-coerced35 = +data40;
+let dataType36 = typeof data40;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 === "boolean" || data40 === null
+              || (dataType36 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
+coerced36 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data40}];
 return false;
 }
 }
-if(coerced35 !== undefined){
-data40 = coerced35;
+if(coerced36 !== undefined){
+data40 = coerced36;
 if(data39 !== undefined){
-data39[i1] = coerced35;
+data39["max_attempts"] = coerced36;
 }
 }
 }
 if(errors === _errs105){
 if(typeof data40 == "number"){
-if(data40 > 599 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data40}];
+if(data40 > 20 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data40}];
 return false;
 }
 else {
-if(data40 < 400 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data40}];
+if(data40 < 1 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data40}];
 return false;
 }
 }
 }
 }
-var valid12 = _errs105 === errors;
+var valid11 = _errs105 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data39.retry_on_status !== undefined){
+let data41 = data39.retry_on_status;
+const _errs107 = errors;
+if(errors === _errs107){
+if(Array.isArray(data41)){
+var valid12 = true;
+const len1 = data41.length;
+for(let i1=0; i1<len1; i1++){
+let data42 = data41[i1];
+const _errs109 = errors;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+let dataType37 = typeof data42;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data42 === null
+              || (dataType37 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
+coerced37 = +data42;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data42}];
+return false;
+}
+}
+if(coerced37 !== undefined){
+data42 = coerced37;
+if(data41 !== undefined){
+data41[i1] = coerced37;
+}
+}
+}
+if(errors === _errs109){
+if(typeof data42 == "number"){
+if(data42 > 599 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data42}];
+return false;
+}
+else {
+if(data42 < 400 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data42}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs109 === errors;
 if(!valid12){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data41}];
 return false;
-}
-}
-var valid11 = _errs103 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data37.max_retry_after_seconds !== undefined){
-let data41 = data37.max_retry_after_seconds;
-const _errs107 = errors;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
-let dataType36 = typeof data41;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data41 === null
-              || (dataType36 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
-coerced36 = +data41;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data41}];
-return false;
-}
-}
-if(coerced36 !== undefined){
-data41 = coerced36;
-if(data37 !== undefined){
-data37["max_retry_after_seconds"] = coerced36;
-}
-}
-}
-if(errors === _errs107){
-if(typeof data41 == "number"){
-if(data41 > 3600 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data41}];
-return false;
-}
-else {
-if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data41}];
-return false;
-}
-}
 }
 }
 var valid11 = _errs107 === errors;
@@ -1851,111 +1884,80 @@ var valid11 = _errs107 === errors;
 else {
 var valid11 = true;
 }
+if(valid11){
+if(data39.max_retry_after_seconds !== undefined){
+let data43 = data39.max_retry_after_seconds;
+const _errs111 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+let dataType38 = typeof data43;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data43 === null
+              || (dataType38 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
+coerced38 = +data43;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data43}];
+return false;
+}
+}
+if(coerced38 !== undefined){
+data43 = coerced38;
+if(data39 !== undefined){
+data39["max_retry_after_seconds"] = coerced38;
+}
+}
+}
+if(errors === _errs111){
+if(typeof data43 == "number"){
+if(data43 > 3600 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data43}];
+return false;
+}
+else {
+if(data43 < 1 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data43}];
+return false;
+}
+}
+}
+}
+var valid11 = _errs111 === errors;
+}
+else {
+var valid11 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data39}];
 return false;
 }
 }
-var valid0 = _errs98 === errors;
+var valid0 = _errs102 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data42 = data.timeouts;
-const _errs109 = errors;
-if(errors === _errs109){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-const _errs111 = errors;
-for(const key10 in data42){
+let data44 = data.timeouts;
+const _errs113 = errors;
+if(errors === _errs113){
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+const _errs115 = errors;
+for(const key10 in data44){
 if(!(((((key10 === "connect_ms") || (key10 === "first_byte_ms")) || (key10 === "idle_ms")) || (key10 === "total_ms")) || (key10 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data44}];
 return false;
 break;
 }
 }
-if(_errs111 === errors){
-if(data42.connect_ms !== undefined){
-let data43 = data42.connect_ms;
-const _errs112 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-let dataType37 = typeof data43;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data43 === null
-              || (dataType37 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
-coerced37 = +data43;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data43}];
-return false;
-}
-}
-if(coerced37 !== undefined){
-data43 = coerced37;
-if(data42 !== undefined){
-data42["connect_ms"] = coerced37;
-}
-}
-}
-if(errors === _errs112){
-if(typeof data43 == "number"){
-if(data43 < 1 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data43}];
-return false;
-}
-}
-}
-var valid13 = _errs112 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data42.first_byte_ms !== undefined){
-let data44 = data42.first_byte_ms;
-const _errs114 = errors;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-let dataType38 = typeof data44;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data44 === null
-              || (dataType38 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
-coerced38 = +data44;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data44}];
-return false;
-}
-}
-if(coerced38 !== undefined){
-data44 = coerced38;
-if(data42 !== undefined){
-data42["first_byte_ms"] = coerced38;
-}
-}
-}
-if(errors === _errs114){
-if(typeof data44 == "number"){
-if(data44 < 1 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data44}];
-return false;
-}
-}
-}
-var valid13 = _errs114 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data42.idle_ms !== undefined){
-let data45 = data42.idle_ms;
+if(_errs115 === errors){
+if(data44.connect_ms !== undefined){
+let data45 = data44.connect_ms;
 const _errs116 = errors;
 if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
 let dataType39 = typeof data45;
@@ -1966,21 +1968,21 @@ if(dataType39 === "boolean" || data45 === null
 coerced39 = +data45;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data45}];
 return false;
 }
 }
 if(coerced39 !== undefined){
 data45 = coerced39;
-if(data42 !== undefined){
-data42["idle_ms"] = coerced39;
+if(data44 !== undefined){
+data44["connect_ms"] = coerced39;
 }
 }
 }
 if(errors === _errs116){
 if(typeof data45 == "number"){
 if(data45 < 1 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data45}];
 return false;
 }
 }
@@ -1991,8 +1993,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.total_ms !== undefined){
-let data46 = data42.total_ms;
+if(data44.first_byte_ms !== undefined){
+let data46 = data44.first_byte_ms;
 const _errs118 = errors;
 if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
 let dataType40 = typeof data46;
@@ -2003,21 +2005,21 @@ if(dataType40 === "boolean" || data46 === null
 coerced40 = +data46;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data46}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data46 = coerced40;
-if(data42 !== undefined){
-data42["total_ms"] = coerced40;
+if(data44 !== undefined){
+data44["first_byte_ms"] = coerced40;
 }
 }
 }
 if(errors === _errs118){
 if(typeof data46 == "number"){
 if(data46 < 1 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data46}];
 return false;
 }
 }
@@ -2028,38 +2030,112 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data42.min_tokens_per_second !== undefined){
-let data47 = data42.min_tokens_per_second;
+if(data44.idle_ms !== undefined){
+let data47 = data44.idle_ms;
 const _errs120 = errors;
-if(!(typeof data47 == "number")){
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
 let dataType41 = typeof data47;
 let coerced41 = undefined;
 if(!(coerced41 !== undefined)){
-if(dataType41 == "boolean" || data47 === null
-              || (dataType41 == "string" && data47 && data47 == +data47)){
+if(dataType41 === "boolean" || data47 === null
+              || (dataType41 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
 coerced41 = +data47;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data47}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data47 = coerced41;
-if(data42 !== undefined){
-data42["min_tokens_per_second"] = coerced41;
+if(data44 !== undefined){
+data44["idle_ms"] = coerced41;
 }
 }
 }
 if(errors === _errs120){
 if(typeof data47 == "number"){
-if(data47 <= 0 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data47}];
+if(data47 < 1 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data47}];
 return false;
 }
 }
 }
 var valid13 = _errs120 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data44.total_ms !== undefined){
+let data48 = data44.total_ms;
+const _errs122 = errors;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+let dataType42 = typeof data48;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 === "boolean" || data48 === null
+              || (dataType42 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
+coerced42 = +data48;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data48}];
+return false;
+}
+}
+if(coerced42 !== undefined){
+data48 = coerced42;
+if(data44 !== undefined){
+data44["total_ms"] = coerced42;
+}
+}
+}
+if(errors === _errs122){
+if(typeof data48 == "number"){
+if(data48 < 1 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data48}];
+return false;
+}
+}
+}
+var valid13 = _errs122 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data44.min_tokens_per_second !== undefined){
+let data49 = data44.min_tokens_per_second;
+const _errs124 = errors;
+if(!(typeof data49 == "number")){
+let dataType43 = typeof data49;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 == "boolean" || data49 === null
+              || (dataType43 == "string" && data49 && data49 == +data49)){
+coerced43 = +data49;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data49}];
+return false;
+}
+}
+if(coerced43 !== undefined){
+data49 = coerced43;
+if(data44 !== undefined){
+data44["min_tokens_per_second"] = coerced43;
+}
+}
+}
+if(errors === _errs124){
+if(typeof data49 == "number"){
+if(data49 <= 0 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data49}];
+return false;
+}
+}
+}
+var valid13 = _errs124 === errors;
 }
 else {
 var valid13 = true;
@@ -2071,99 +2147,99 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data44}];
 return false;
 }
 }
-var valid0 = _errs109 === errors;
+var valid0 = _errs113 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data48 = data.node_replies;
-const _errs122 = errors;
-if(errors === _errs122){
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-const _errs124 = errors;
-for(const key11 in data48){
+let data50 = data.node_replies;
+const _errs126 = errors;
+if(errors === _errs126){
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+const _errs128 = errors;
+for(const key11 in data50){
 if(!((key11 === "max_json_bytes") || (key11 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data50}];
 return false;
 break;
 }
 }
-if(_errs124 === errors){
-if(data48.max_json_bytes !== undefined){
-let data49 = data48.max_json_bytes;
-const _errs125 = errors;
-if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
-let dataType42 = typeof data49;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 === "boolean" || data49 === null
-              || (dataType42 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
-coerced42 = +data49;
+if(_errs128 === errors){
+if(data50.max_json_bytes !== undefined){
+let data51 = data50.max_json_bytes;
+const _errs129 = errors;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+let dataType44 = typeof data51;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 === "boolean" || data51 === null
+              || (dataType44 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced44 = +data51;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data51}];
 return false;
 }
 }
-if(coerced42 !== undefined){
-data49 = coerced42;
-if(data48 !== undefined){
-data48["max_json_bytes"] = coerced42;
+if(coerced44 !== undefined){
+data51 = coerced44;
+if(data50 !== undefined){
+data50["max_json_bytes"] = coerced44;
 }
 }
 }
-if(errors === _errs125){
-if(typeof data49 == "number"){
-if(data49 < 1024 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data49}];
+if(errors === _errs129){
+if(typeof data51 == "number"){
+if(data51 < 1024 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data51}];
 return false;
 }
 }
 }
-var valid14 = _errs125 === errors;
+var valid14 = _errs129 === errors;
 }
 else {
 var valid14 = true;
 }
 if(valid14){
-if(data48.max_event_bytes !== undefined){
-let data50 = data48.max_event_bytes;
-const _errs127 = errors;
-if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
-let dataType43 = typeof data50;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data50 === null
-              || (dataType43 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
-coerced43 = +data50;
+if(data50.max_event_bytes !== undefined){
+let data52 = data50.max_event_bytes;
+const _errs131 = errors;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+let dataType45 = typeof data52;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 === "boolean" || data52 === null
+              || (dataType45 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
+coerced45 = +data52;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data52}];
 return false;
 }
 }
-if(coerced43 !== undefined){
-data50 = coerced43;
-if(data48 !== undefined){
-data48["max_event_bytes"] = coerced43;
+if(coerced45 !== undefined){
+data52 = coerced45;
+if(data50 !== undefined){
+data50["max_event_bytes"] = coerced45;
 }
 }
 }
-if(errors === _errs127){
-if(typeof data50 == "number"){
-if(data50 < 1024 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data50}];
+if(errors === _errs131){
+if(typeof data52 == "number"){
+if(data52 < 1024 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data52}];
 return false;
 }
 }
 }
-var valid14 = _errs127 === errors;
+var valid14 = _errs131 === errors;
 }
 else {
 var valid14 = true;
@@ -2172,106 +2248,32 @@ var valid14 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data50}];
 return false;
 }
 }
-var valid0 = _errs122 === errors;
+var valid0 = _errs126 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data51 = data.health;
-const _errs129 = errors;
-if(errors === _errs129){
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-const _errs131 = errors;
-for(const key12 in data51){
+let data53 = data.health;
+const _errs133 = errors;
+if(errors === _errs133){
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+const _errs135 = errors;
+for(const key12 in data53){
 if(!((((((key12 === "failure_threshold") || (key12 === "base_ejection_ms")) || (key12 === "max_ejection_ms")) || (key12 === "probe_interval_ms")) || (key12 === "probe_path")) || (key12 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data53}];
 return false;
 break;
 }
 }
-if(_errs131 === errors){
-if(data51.failure_threshold !== undefined){
-let data52 = data51.failure_threshold;
-const _errs132 = errors;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-let dataType44 = typeof data52;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data52 === null
-              || (dataType44 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
-coerced44 = +data52;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data52}];
-return false;
-}
-}
-if(coerced44 !== undefined){
-data52 = coerced44;
-if(data51 !== undefined){
-data51["failure_threshold"] = coerced44;
-}
-}
-}
-if(errors === _errs132){
-if(typeof data52 == "number"){
-if(data52 < 1 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data52}];
-return false;
-}
-}
-}
-var valid15 = _errs132 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data51.base_ejection_ms !== undefined){
-let data53 = data51.base_ejection_ms;
-const _errs134 = errors;
-if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
-let dataType45 = typeof data53;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data53 === null
-              || (dataType45 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
-coerced45 = +data53;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data53}];
-return false;
-}
-}
-if(coerced45 !== undefined){
-data53 = coerced45;
-if(data51 !== undefined){
-data51["base_ejection_ms"] = coerced45;
-}
-}
-}
-if(errors === _errs134){
-if(typeof data53 == "number"){
-if(data53 < 1 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data53}];
-return false;
-}
-}
-}
-var valid15 = _errs134 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data51.max_ejection_ms !== undefined){
-let data54 = data51.max_ejection_ms;
+if(_errs135 === errors){
+if(data53.failure_threshold !== undefined){
+let data54 = data53.failure_threshold;
 const _errs136 = errors;
 if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
 let dataType46 = typeof data54;
@@ -2282,21 +2284,21 @@ if(dataType46 === "boolean" || data54 === null
 coerced46 = +data54;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data54}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data54 = coerced46;
-if(data51 !== undefined){
-data51["max_ejection_ms"] = coerced46;
+if(data53 !== undefined){
+data53["failure_threshold"] = coerced46;
 }
 }
 }
 if(errors === _errs136){
 if(typeof data54 == "number"){
 if(data54 < 1 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data54}];
 return false;
 }
 }
@@ -2307,8 +2309,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data51.probe_interval_ms !== undefined){
-let data55 = data51.probe_interval_ms;
+if(data53.base_ejection_ms !== undefined){
+let data55 = data53.base_ejection_ms;
 const _errs138 = errors;
 if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
 let dataType47 = typeof data55;
@@ -2319,21 +2321,21 @@ if(dataType47 === "boolean" || data55 === null
 coerced47 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data55}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data55 = coerced47;
-if(data51 !== undefined){
-data51["probe_interval_ms"] = coerced47;
+if(data53 !== undefined){
+data53["base_ejection_ms"] = coerced47;
 }
 }
 }
 if(errors === _errs138){
 if(typeof data55 == "number"){
-if(data55 < 0 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data55}];
+if(data55 < 1 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data55}];
 return false;
 }
 }
@@ -2344,35 +2346,33 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data51.probe_path !== undefined){
-let data56 = data51.probe_path;
+if(data53.max_ejection_ms !== undefined){
+let data56 = data53.max_ejection_ms;
 const _errs140 = errors;
-if(typeof data56 !== "string"){
+if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
 let dataType48 = typeof data56;
 let coerced48 = undefined;
 if(!(coerced48 !== undefined)){
-if(dataType48 == "number" || dataType48 == "boolean"){
-coerced48 = "" + data56;
-}
-else if(data56 === null){
-coerced48 = "";
+if(dataType48 === "boolean" || data56 === null
+              || (dataType48 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+coerced48 = +data56;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data56}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data56 = coerced48;
-if(data51 !== undefined){
-data51["probe_path"] = coerced48;
+if(data53 !== undefined){
+data53["max_ejection_ms"] = coerced48;
 }
 }
 }
 if(errors === _errs140){
-if(typeof data56 === "string"){
-if(!pattern2.test(data56)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data56}];
+if(typeof data56 == "number"){
+if(data56 < 1 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data56}];
 return false;
 }
 }
@@ -2383,8 +2383,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data51.probe_timeout_ms !== undefined){
-let data57 = data51.probe_timeout_ms;
+if(data53.probe_interval_ms !== undefined){
+let data57 = data53.probe_interval_ms;
 const _errs142 = errors;
 if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
 let dataType49 = typeof data57;
@@ -2395,26 +2395,102 @@ if(dataType49 === "boolean" || data57 === null
 coerced49 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data57}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data57 = coerced49;
-if(data51 !== undefined){
-data51["probe_timeout_ms"] = coerced49;
+if(data53 !== undefined){
+data53["probe_interval_ms"] = coerced49;
 }
 }
 }
 if(errors === _errs142){
 if(typeof data57 == "number"){
-if(data57 < 1 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data57}];
+if(data57 < 0 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data57}];
 return false;
 }
 }
 }
 var valid15 = _errs142 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data53.probe_path !== undefined){
+let data58 = data53.probe_path;
+const _errs144 = errors;
+if(typeof data58 !== "string"){
+let dataType50 = typeof data58;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 == "number" || dataType50 == "boolean"){
+coerced50 = "" + data58;
+}
+else if(data58 === null){
+coerced50 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data58}];
+return false;
+}
+}
+if(coerced50 !== undefined){
+data58 = coerced50;
+if(data53 !== undefined){
+data53["probe_path"] = coerced50;
+}
+}
+}
+if(errors === _errs144){
+if(typeof data58 === "string"){
+if(!pattern2.test(data58)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data58}];
+return false;
+}
+}
+}
+var valid15 = _errs144 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data53.probe_timeout_ms !== undefined){
+let data59 = data53.probe_timeout_ms;
+const _errs146 = errors;
+if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
+let dataType51 = typeof data59;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 === "boolean" || data59 === null
+              || (dataType51 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
+coerced51 = +data59;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data59}];
+return false;
+}
+}
+if(coerced51 !== undefined){
+data59 = coerced51;
+if(data53 !== undefined){
+data53["probe_timeout_ms"] = coerced51;
+}
+}
+}
+if(errors === _errs146){
+if(typeof data59 == "number"){
+if(data59 < 1 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data59}];
+return false;
+}
+}
+}
+var valid15 = _errs146 === errors;
 }
 else {
 var valid15 = true;
@@ -2427,106 +2503,32 @@ var valid15 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data53}];
 return false;
 }
 }
-var valid0 = _errs129 === errors;
+var valid0 = _errs133 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data58 = data.http;
-const _errs144 = errors;
-if(errors === _errs144){
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
-const _errs146 = errors;
-for(const key13 in data58){
+let data60 = data.http;
+const _errs148 = errors;
+if(errors === _errs148){
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+const _errs150 = errors;
+for(const key13 in data60){
 if(!(func2.call(schema11.properties.http.properties, key13))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data60}];
 return false;
 break;
 }
 }
-if(_errs146 === errors){
-if(data58.body_limit_bytes !== undefined){
-let data59 = data58.body_limit_bytes;
-const _errs147 = errors;
-if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
-let dataType50 = typeof data59;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 === "boolean" || data59 === null
-              || (dataType50 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
-coerced50 = +data59;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data59}];
-return false;
-}
-}
-if(coerced50 !== undefined){
-data59 = coerced50;
-if(data58 !== undefined){
-data58["body_limit_bytes"] = coerced50;
-}
-}
-}
-if(errors === _errs147){
-if(typeof data59 == "number"){
-if(data59 < 1024 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data59}];
-return false;
-}
-}
-}
-var valid16 = _errs147 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data58.sse_keepalive_ms !== undefined){
-let data60 = data58.sse_keepalive_ms;
-const _errs149 = errors;
-if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
-let dataType51 = typeof data60;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 === "boolean" || data60 === null
-              || (dataType51 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
-coerced51 = +data60;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data60}];
-return false;
-}
-}
-if(coerced51 !== undefined){
-data60 = coerced51;
-if(data58 !== undefined){
-data58["sse_keepalive_ms"] = coerced51;
-}
-}
-}
-if(errors === _errs149){
-if(typeof data60 == "number"){
-if(data60 < 100 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data60}];
-return false;
-}
-}
-}
-var valid16 = _errs149 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data58.headers_timeout_ms !== undefined){
-let data61 = data58.headers_timeout_ms;
+if(_errs150 === errors){
+if(data60.body_limit_bytes !== undefined){
+let data61 = data60.body_limit_bytes;
 const _errs151 = errors;
 if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
 let dataType52 = typeof data61;
@@ -2537,21 +2539,21 @@ if(dataType52 === "boolean" || data61 === null
 coerced52 = +data61;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data61}];
 return false;
 }
 }
 if(coerced52 !== undefined){
 data61 = coerced52;
-if(data58 !== undefined){
-data58["headers_timeout_ms"] = coerced52;
+if(data60 !== undefined){
+data60["body_limit_bytes"] = coerced52;
 }
 }
 }
 if(errors === _errs151){
 if(typeof data61 == "number"){
-if(data61 < 100 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data61}];
+if(data61 < 1024 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data61}];
 return false;
 }
 }
@@ -2562,8 +2564,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.request_timeout_ms !== undefined){
-let data62 = data58.request_timeout_ms;
+if(data60.sse_keepalive_ms !== undefined){
+let data62 = data60.sse_keepalive_ms;
 const _errs153 = errors;
 if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
 let dataType53 = typeof data62;
@@ -2574,21 +2576,21 @@ if(dataType53 === "boolean" || data62 === null
 coerced53 = +data62;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data62}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data62 = coerced53;
-if(data58 !== undefined){
-data58["request_timeout_ms"] = coerced53;
+if(data60 !== undefined){
+data60["sse_keepalive_ms"] = coerced53;
 }
 }
 }
 if(errors === _errs153){
 if(typeof data62 == "number"){
-if(data62 < 0 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data62}];
+if(data62 < 100 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data62}];
 return false;
 }
 }
@@ -2599,8 +2601,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.body_idle_timeout_ms !== undefined){
-let data63 = data58.body_idle_timeout_ms;
+if(data60.headers_timeout_ms !== undefined){
+let data63 = data60.headers_timeout_ms;
 const _errs155 = errors;
 if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
 let dataType54 = typeof data63;
@@ -2611,21 +2613,21 @@ if(dataType54 === "boolean" || data63 === null
 coerced54 = +data63;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data63}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data63 = coerced54;
-if(data58 !== undefined){
-data58["body_idle_timeout_ms"] = coerced54;
+if(data60 !== undefined){
+data60["headers_timeout_ms"] = coerced54;
 }
 }
 }
 if(errors === _errs155){
 if(typeof data63 == "number"){
 if(data63 < 100 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data63}];
 return false;
 }
 }
@@ -2636,8 +2638,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.keep_alive_timeout_ms !== undefined){
-let data64 = data58.keep_alive_timeout_ms;
+if(data60.request_timeout_ms !== undefined){
+let data64 = data60.request_timeout_ms;
 const _errs157 = errors;
 if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
 let dataType55 = typeof data64;
@@ -2648,21 +2650,21 @@ if(dataType55 === "boolean" || data64 === null
 coerced55 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data64}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data64 = coerced55;
-if(data58 !== undefined){
-data58["keep_alive_timeout_ms"] = coerced55;
+if(data60 !== undefined){
+data60["request_timeout_ms"] = coerced55;
 }
 }
 }
 if(errors === _errs157){
 if(typeof data64 == "number"){
 if(data64 < 0 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data64}];
 return false;
 }
 }
@@ -2673,8 +2675,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.max_connections !== undefined){
-let data65 = data58.max_connections;
+if(data60.body_idle_timeout_ms !== undefined){
+let data65 = data60.body_idle_timeout_ms;
 const _errs159 = errors;
 if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
 let dataType56 = typeof data65;
@@ -2685,21 +2687,21 @@ if(dataType56 === "boolean" || data65 === null
 coerced56 = +data65;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data65}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data65 = coerced56;
-if(data58 !== undefined){
-data58["max_connections"] = coerced56;
+if(data60 !== undefined){
+data60["body_idle_timeout_ms"] = coerced56;
 }
 }
 }
 if(errors === _errs159){
 if(typeof data65 == "number"){
-if(data65 < 0 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data65}];
+if(data65 < 100 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data65}];
 return false;
 }
 }
@@ -2710,8 +2712,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.listen_backlog !== undefined){
-let data66 = data58.listen_backlog;
+if(data60.keep_alive_timeout_ms !== undefined){
+let data66 = data60.keep_alive_timeout_ms;
 const _errs161 = errors;
 if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
 let dataType57 = typeof data66;
@@ -2722,21 +2724,21 @@ if(dataType57 === "boolean" || data66 === null
 coerced57 = +data66;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data66}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data66 = coerced57;
-if(data58 !== undefined){
-data58["listen_backlog"] = coerced57;
+if(data60 !== undefined){
+data60["keep_alive_timeout_ms"] = coerced57;
 }
 }
 }
 if(errors === _errs161){
 if(typeof data66 == "number"){
-if(data66 < 1 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data66}];
+if(data66 < 0 || isNaN(data66)){
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data66}];
 return false;
 }
 }
@@ -2747,8 +2749,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.max_messages !== undefined){
-let data67 = data58.max_messages;
+if(data60.max_connections !== undefined){
+let data67 = data60.max_connections;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2759,21 +2761,21 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
-if(data58 !== undefined){
-data58["max_messages"] = coerced58;
+if(data60 !== undefined){
+data60["max_connections"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
-if(data67 < 1 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data67}];
+if(data67 < 0 || isNaN(data67)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data67}];
 return false;
 }
 }
@@ -2784,8 +2786,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.max_choices !== undefined){
-let data68 = data58.max_choices;
+if(data60.listen_backlog !== undefined){
+let data68 = data60.listen_backlog;
 const _errs165 = errors;
 if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
 let dataType59 = typeof data68;
@@ -2796,28 +2798,22 @@ if(dataType59 === "boolean" || data68 === null
 coerced59 = +data68;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data68}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data68 = coerced59;
-if(data58 !== undefined){
-data58["max_choices"] = coerced59;
+if(data60 !== undefined){
+data60["listen_backlog"] = coerced59;
 }
 }
 }
 if(errors === _errs165){
 if(typeof data68 == "number"){
-if(data68 > 128 || isNaN(data68)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data68}];
-return false;
-}
-else {
 if(data68 < 1 || isNaN(data68)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data68}];
 return false;
-}
 }
 }
 }
@@ -2827,8 +2823,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.max_json_depth !== undefined){
-let data69 = data58.max_json_depth;
+if(data60.max_messages !== undefined){
+let data69 = data60.max_messages;
 const _errs167 = errors;
 if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
 let dataType60 = typeof data69;
@@ -2839,28 +2835,22 @@ if(dataType60 === "boolean" || data69 === null
 coerced60 = +data69;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data69}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data69 = coerced60;
-if(data58 !== undefined){
-data58["max_json_depth"] = coerced60;
+if(data60 !== undefined){
+data60["max_messages"] = coerced60;
 }
 }
 }
 if(errors === _errs167){
 if(typeof data69 == "number"){
-if(data69 > 1000 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data69}];
+if(data69 < 1 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data69}];
 return false;
-}
-else {
-if(data69 < 2 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data69}];
-return false;
-}
 }
 }
 }
@@ -2870,8 +2860,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.max_body_bytes_in_flight !== undefined){
-let data70 = data58.max_body_bytes_in_flight;
+if(data60.max_choices !== undefined){
+let data70 = data60.max_choices;
 const _errs169 = errors;
 if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
 let dataType61 = typeof data70;
@@ -2882,22 +2872,28 @@ if(dataType61 === "boolean" || data70 === null
 coerced61 = +data70;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data70}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data70 = coerced61;
-if(data58 !== undefined){
-data58["max_body_bytes_in_flight"] = coerced61;
+if(data60 !== undefined){
+data60["max_choices"] = coerced61;
 }
 }
 }
 if(errors === _errs169){
 if(typeof data70 == "number"){
-if(data70 < 1024 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data70}];
+if(data70 > 128 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data70}];
 return false;
+}
+else {
+if(data70 < 1 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data70}];
+return false;
+}
 }
 }
 }
@@ -2907,8 +2903,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.max_body_bytes_in_flight_per_key !== undefined){
-let data71 = data58.max_body_bytes_in_flight_per_key;
+if(data60.max_json_depth !== undefined){
+let data71 = data60.max_json_depth;
 const _errs171 = errors;
 if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
 let dataType62 = typeof data71;
@@ -2919,22 +2915,28 @@ if(dataType62 === "boolean" || data71 === null
 coerced62 = +data71;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data71}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data71 = coerced62;
-if(data58 !== undefined){
-data58["max_body_bytes_in_flight_per_key"] = coerced62;
+if(data60 !== undefined){
+data60["max_json_depth"] = coerced62;
 }
 }
 }
 if(errors === _errs171){
 if(typeof data71 == "number"){
-if(data71 < 1024 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data71}];
+if(data71 > 1000 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data71}];
 return false;
+}
+else {
+if(data71 < 2 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data71}];
+return false;
+}
 }
 }
 }
@@ -2944,8 +2946,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.max_drain_bytes !== undefined){
-let data72 = data58.max_drain_bytes;
+if(data60.max_body_bytes_in_flight !== undefined){
+let data72 = data60.max_body_bytes_in_flight;
 const _errs173 = errors;
 if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
 let dataType63 = typeof data72;
@@ -2956,21 +2958,21 @@ if(dataType63 === "boolean" || data72 === null
 coerced63 = +data72;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data72}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data72 = coerced63;
-if(data58 !== undefined){
-data58["max_drain_bytes"] = coerced63;
+if(data60 !== undefined){
+data60["max_body_bytes_in_flight"] = coerced63;
 }
 }
 }
 if(errors === _errs173){
 if(typeof data72 == "number"){
-if(data72 < 0 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data72}];
+if(data72 < 1024 || isNaN(data72)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data72}];
 return false;
 }
 }
@@ -2981,8 +2983,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data58.drain_timeout_ms !== undefined){
-let data73 = data58.drain_timeout_ms;
+if(data60.max_body_bytes_in_flight_per_key !== undefined){
+let data73 = data60.max_body_bytes_in_flight_per_key;
 const _errs175 = errors;
 if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
 let dataType64 = typeof data73;
@@ -2993,26 +2995,174 @@ if(dataType64 === "boolean" || data73 === null
 coerced64 = +data73;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data73}];
 return false;
 }
 }
 if(coerced64 !== undefined){
 data73 = coerced64;
-if(data58 !== undefined){
-data58["drain_timeout_ms"] = coerced64;
+if(data60 !== undefined){
+data60["max_body_bytes_in_flight_per_key"] = coerced64;
 }
 }
 }
 if(errors === _errs175){
 if(typeof data73 == "number"){
-if(data73 < 0 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data73}];
+if(data73 < 1024 || isNaN(data73)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data73}];
 return false;
 }
 }
 }
 var valid16 = _errs175 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data60.max_body_bytes_in_flight_per_account !== undefined){
+let data74 = data60.max_body_bytes_in_flight_per_account;
+const _errs177 = errors;
+if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
+let dataType65 = typeof data74;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 === "boolean" || data74 === null
+              || (dataType65 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
+coerced65 = +data74;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data74}];
+return false;
+}
+}
+if(coerced65 !== undefined){
+data74 = coerced65;
+if(data60 !== undefined){
+data60["max_body_bytes_in_flight_per_account"] = coerced65;
+}
+}
+}
+if(errors === _errs177){
+if(typeof data74 == "number"){
+if(data74 < 1024 || isNaN(data74)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data74}];
+return false;
+}
+}
+}
+var valid16 = _errs177 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data60.max_body_bytes_in_flight_per_ip !== undefined){
+let data75 = data60.max_body_bytes_in_flight_per_ip;
+const _errs179 = errors;
+if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
+let dataType66 = typeof data75;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 === "boolean" || data75 === null
+              || (dataType66 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
+coerced66 = +data75;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data75}];
+return false;
+}
+}
+if(coerced66 !== undefined){
+data75 = coerced66;
+if(data60 !== undefined){
+data60["max_body_bytes_in_flight_per_ip"] = coerced66;
+}
+}
+}
+if(errors === _errs179){
+if(typeof data75 == "number"){
+if(data75 < 1024 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data75}];
+return false;
+}
+}
+}
+var valid16 = _errs179 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data60.max_drain_bytes !== undefined){
+let data76 = data60.max_drain_bytes;
+const _errs181 = errors;
+if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
+let dataType67 = typeof data76;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 === "boolean" || data76 === null
+              || (dataType67 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
+coerced67 = +data76;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data76}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data76 = coerced67;
+if(data60 !== undefined){
+data60["max_drain_bytes"] = coerced67;
+}
+}
+}
+if(errors === _errs181){
+if(typeof data76 == "number"){
+if(data76 < 0 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data76}];
+return false;
+}
+}
+}
+var valid16 = _errs181 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data60.drain_timeout_ms !== undefined){
+let data77 = data60.drain_timeout_ms;
+const _errs183 = errors;
+if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
+let dataType68 = typeof data77;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 === "boolean" || data77 === null
+              || (dataType68 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
+coerced68 = +data77;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data77}];
+return false;
+}
+}
+if(coerced68 !== undefined){
+data77 = coerced68;
+if(data60 !== undefined){
+data60["drain_timeout_ms"] = coerced68;
+}
+}
+}
+if(errors === _errs183){
+if(typeof data77 == "number"){
+if(data77 < 0 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data77}];
+return false;
+}
+}
+}
+var valid16 = _errs183 === errors;
 }
 else {
 var valid16 = true;
@@ -3033,302 +3183,69 @@ var valid16 = true;
 }
 }
 }
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data60}];
 return false;
 }
 }
-var valid0 = _errs144 === errors;
+var valid0 = _errs148 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data74 = data.log;
-const _errs177 = errors;
-if(errors === _errs177){
-if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
-const _errs179 = errors;
-for(const key14 in data74){
+let data78 = data.log;
+const _errs185 = errors;
+if(errors === _errs185){
+if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+const _errs187 = errors;
+for(const key14 in data78){
 if(!((key14 === "bodies") || (key14 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data78}];
 return false;
 break;
 }
 }
-if(_errs179 === errors){
-if(data74.bodies !== undefined){
-let data75 = data74.bodies;
-const _errs180 = errors;
-if(typeof data75 !== "boolean"){
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(data75 === "false" || data75 === 0 || data75 === null){
-coerced65 = false;
+if(_errs187 === errors){
+if(data78.bodies !== undefined){
+let data79 = data78.bodies;
+const _errs188 = errors;
+if(typeof data79 !== "boolean"){
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(data79 === "false" || data79 === 0 || data79 === null){
+coerced69 = false;
 }
-else if(data75 === "true" || data75 === 1){
-coerced65 = true;
+else if(data79 === "true" || data79 === 1){
+coerced69 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data79}];
 return false;
 }
 }
-if(coerced65 !== undefined){
-data75 = coerced65;
-if(data74 !== undefined){
-data74["bodies"] = coerced65;
+if(coerced69 !== undefined){
+data79 = coerced69;
+if(data78 !== undefined){
+data78["bodies"] = coerced69;
 }
 }
 }
-var valid17 = _errs180 === errors;
+var valid17 = _errs188 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data74.format !== undefined){
-let data76 = data74.format;
-const _errs182 = errors;
-const _errs183 = errors;
-let valid18 = false;
-const _errs184 = errors;
-if(typeof data76 !== "string"){
-let dataType66 = typeof data76;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 == "number" || dataType66 == "boolean"){
-coerced66 = "" + data76;
-}
-else if(data76 === null){
-coerced66 = "";
-}
-else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data76};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(coerced66 !== undefined){
-data76 = coerced66;
-if(data74 !== undefined){
-data74["format"] = coerced66;
-}
-}
-}
-if("auto" !== data76){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data76};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-var _valid1 = _errs184 === errors;
-valid18 = valid18 || _valid1;
-if(!valid18){
-const _errs186 = errors;
-if(typeof data76 !== "string"){
-let dataType67 = typeof data76;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 == "number" || dataType67 == "boolean"){
-coerced67 = "" + data76;
-}
-else if(data76 === null){
-coerced67 = "";
-}
-else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data76};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(coerced67 !== undefined){
-data76 = coerced67;
-if(data74 !== undefined){
-data74["format"] = coerced67;
-}
-}
-}
-if("json" !== data76){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data76};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid1 = _errs186 === errors;
-valid18 = valid18 || _valid1;
-if(!valid18){
-const _errs188 = errors;
-if(typeof data76 !== "string"){
-let dataType68 = typeof data76;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 == "number" || dataType68 == "boolean"){
-coerced68 = "" + data76;
-}
-else if(data76 === null){
-coerced68 = "";
-}
-else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data76};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(coerced68 !== undefined){
-data76 = coerced68;
-if(data74 !== undefined){
-data74["format"] = coerced68;
-}
-}
-}
-if("pretty" !== data76){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data76};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid1 = _errs188 === errors;
-valid18 = valid18 || _valid1;
-}
-}
-if(!valid18){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data76};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs183;
-if(vErrors !== null){
-if(_errs183){
-vErrors.length = _errs183;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid17 = _errs182 === errors;
-}
-else {
-var valid17 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data74}];
-return false;
-}
-}
-var valid0 = _errs177 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metrics !== undefined){
-let data77 = data.metrics;
+if(data78.format !== undefined){
+let data80 = data78.format;
 const _errs190 = errors;
-if(errors === _errs190){
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+const _errs191 = errors;
+let valid18 = false;
 const _errs192 = errors;
-for(const key15 in data77){
-if(!((key15 === "enabled") || (key15 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data77}];
-return false;
-break;
-}
-}
-if(_errs192 === errors){
-if(data77.enabled !== undefined){
-let data78 = data77.enabled;
-const _errs193 = errors;
-if(typeof data78 !== "boolean"){
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(data78 === "false" || data78 === 0 || data78 === null){
-coerced69 = false;
-}
-else if(data78 === "true" || data78 === 1){
-coerced69 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data78}];
-return false;
-}
-}
-if(coerced69 !== undefined){
-data78 = coerced69;
-if(data77 !== undefined){
-data77["enabled"] = coerced69;
-}
-}
-}
-var valid19 = _errs193 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data77.listen !== undefined){
-let data79 = data77.listen;
-const _errs195 = errors;
-if(errors === _errs195){
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-let missing1;
-if((data79.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data79}];
-return false;
-}
-else {
-const _errs197 = errors;
-for(const key16 in data79){
-if(!((key16 === "host") || (key16 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data79}];
-return false;
-break;
-}
-}
-if(_errs197 === errors){
-if(data79.host !== undefined){
-let data80 = data79.host;
-const _errs198 = errors;
 if(typeof data80 !== "string"){
 let dataType70 = typeof data80;
 let coerced70 = undefined;
@@ -3340,69 +3257,304 @@ else if(data80 === null){
 coerced70 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data80}];
-return false;
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data80};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
 }
 }
 if(coerced70 !== undefined){
 data80 = coerced70;
-if(data79 !== undefined){
-data79["host"] = coerced70;
+if(data78 !== undefined){
+data78["format"] = coerced70;
 }
 }
 }
+if("auto" !== data80){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data80};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid1 = _errs192 === errors;
+valid18 = valid18 || _valid1;
+if(!valid18){
+const _errs194 = errors;
+if(typeof data80 !== "string"){
+let dataType71 = typeof data80;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data80;
+}
+else if(data80 === null){
+coerced71 = "";
+}
+else {
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data80};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(coerced71 !== undefined){
+data80 = coerced71;
+if(data78 !== undefined){
+data78["format"] = coerced71;
+}
+}
+}
+if("json" !== data80){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data80};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid1 = _errs194 === errors;
+valid18 = valid18 || _valid1;
+if(!valid18){
+const _errs196 = errors;
+if(typeof data80 !== "string"){
+let dataType72 = typeof data80;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data80;
+}
+else if(data80 === null){
+coerced72 = "";
+}
+else {
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data80};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(coerced72 !== undefined){
+data80 = coerced72;
+if(data78 !== undefined){
+data78["format"] = coerced72;
+}
+}
+}
+if("pretty" !== data80){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data80};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid1 = _errs196 === errors;
+valid18 = valid18 || _valid1;
+}
+}
+if(!valid18){
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data80};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs191;
+if(vErrors !== null){
+if(_errs191){
+vErrors.length = _errs191;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid17 = _errs190 === errors;
+}
+else {
+var valid17 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data78}];
+return false;
+}
+}
+var valid0 = _errs185 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics !== undefined){
+let data81 = data.metrics;
+const _errs198 = errors;
 if(errors === _errs198){
-if(typeof data80 === "string"){
-if(func3(data80) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data80}];
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+const _errs200 = errors;
+for(const key15 in data81){
+if(!((key15 === "enabled") || (key15 === "listen"))){
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data81}];
+return false;
+break;
+}
+}
+if(_errs200 === errors){
+if(data81.enabled !== undefined){
+let data82 = data81.enabled;
+const _errs201 = errors;
+if(typeof data82 !== "boolean"){
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(data82 === "false" || data82 === 0 || data82 === null){
+coerced73 = false;
+}
+else if(data82 === "true" || data82 === 1){
+coerced73 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data82}];
+return false;
+}
+}
+if(coerced73 !== undefined){
+data82 = coerced73;
+if(data81 !== undefined){
+data81["enabled"] = coerced73;
+}
+}
+}
+var valid19 = _errs201 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data81.listen !== undefined){
+let data83 = data81.listen;
+const _errs203 = errors;
+if(errors === _errs203){
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+let missing1;
+if((data83.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data83}];
+return false;
+}
+else {
+const _errs205 = errors;
+for(const key16 in data83){
+if(!((key16 === "host") || (key16 === "port"))){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data83}];
+return false;
+break;
+}
+}
+if(_errs205 === errors){
+if(data83.host !== undefined){
+let data84 = data83.host;
+const _errs206 = errors;
+if(typeof data84 !== "string"){
+let dataType74 = typeof data84;
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(dataType74 == "number" || dataType74 == "boolean"){
+coerced74 = "" + data84;
+}
+else if(data84 === null){
+coerced74 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data84}];
+return false;
+}
+}
+if(coerced74 !== undefined){
+data84 = coerced74;
+if(data83 !== undefined){
+data83["host"] = coerced74;
+}
+}
+}
+if(errors === _errs206){
+if(typeof data84 === "string"){
+if(func3(data84) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data84}];
 return false;
 }
 }
 }
-var valid20 = _errs198 === errors;
+var valid20 = _errs206 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data79.port !== undefined){
-let data81 = data79.port;
-const _errs200 = errors;
-if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
-let dataType71 = typeof data81;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 === "boolean" || data81 === null
-              || (dataType71 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
-coerced71 = +data81;
+if(data83.port !== undefined){
+let data85 = data83.port;
+const _errs208 = errors;
+if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
+let dataType75 = typeof data85;
+let coerced75 = undefined;
+if(!(coerced75 !== undefined)){
+if(dataType75 === "boolean" || data85 === null
+              || (dataType75 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
+coerced75 = +data85;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data85}];
 return false;
 }
 }
-if(coerced71 !== undefined){
-data81 = coerced71;
-if(data79 !== undefined){
-data79["port"] = coerced71;
+if(coerced75 !== undefined){
+data85 = coerced75;
+if(data83 !== undefined){
+data83["port"] = coerced75;
 }
 }
 }
-if(errors === _errs200){
-if(typeof data81 == "number"){
-if(data81 > 65535 || isNaN(data81)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data81}];
+if(errors === _errs208){
+if(typeof data85 == "number"){
+if(data85 > 65535 || isNaN(data85)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data85}];
 return false;
 }
 else {
-if(data81 < 0 || isNaN(data81)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data81}];
+if(data85 < 0 || isNaN(data85)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data85}];
 return false;
 }
 }
 }
 }
-var valid20 = _errs200 === errors;
+var valid20 = _errs208 === errors;
 }
 else {
 var valid20 = true;
@@ -3412,11 +3564,11 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data83}];
 return false;
 }
 }
-var valid19 = _errs195 === errors;
+var valid19 = _errs203 === errors;
 }
 else {
 var valid19 = true;
@@ -3425,57 +3577,57 @@ var valid19 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data81}];
 return false;
 }
 }
-var valid0 = _errs190 === errors;
+var valid0 = _errs198 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data82 = data.shutdown;
-const _errs202 = errors;
-if(errors === _errs202){
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-const _errs204 = errors;
-for(const key17 in data82){
+let data86 = data.shutdown;
+const _errs210 = errors;
+if(errors === _errs210){
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+const _errs212 = errors;
+for(const key17 in data86){
 if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data86}];
 return false;
 break;
 }
 }
-if(_errs204 === errors){
-if(data82.grace_ms !== undefined){
-let data83 = data82.grace_ms;
-const _errs205 = errors;
-if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
-let dataType72 = typeof data83;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 === "boolean" || data83 === null
-              || (dataType72 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
-coerced72 = +data83;
+if(_errs212 === errors){
+if(data86.grace_ms !== undefined){
+let data87 = data86.grace_ms;
+const _errs213 = errors;
+if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
+let dataType76 = typeof data87;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data87 === null
+              || (dataType76 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
+coerced76 = +data87;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data87}];
 return false;
 }
 }
-if(coerced72 !== undefined){
-data83 = coerced72;
-if(data82 !== undefined){
-data82["grace_ms"] = coerced72;
+if(coerced76 !== undefined){
+data87 = coerced76;
+if(data86 !== undefined){
+data86["grace_ms"] = coerced76;
 }
 }
 }
-if(errors === _errs205){
-if(typeof data83 == "number"){
-if(data83 < 0 || isNaN(data83)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data83}];
+if(errors === _errs213){
+if(typeof data87 == "number"){
+if(data87 < 0 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data87}];
 return false;
 }
 }
@@ -3484,111 +3636,111 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data86}];
 return false;
 }
 }
-var valid0 = _errs202 === errors;
+var valid0 = _errs210 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data84 = data.nodes;
-const _errs207 = errors;
-if(errors === _errs207){
-if(Array.isArray(data84)){
-if(data84.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data84}];
+let data88 = data.nodes;
+const _errs215 = errors;
+if(errors === _errs215){
+if(Array.isArray(data88)){
+if(data88.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data88}];
 return false;
 }
 else {
 var valid22 = true;
-const len2 = data84.length;
+const len2 = data88.length;
 for(let i2=0; i2<len2; i2++){
-let data85 = data84[i2];
-const _errs209 = errors;
-if(errors === _errs209){
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+let data89 = data88[i2];
+const _errs217 = errors;
+if(errors === _errs217){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
 let missing2;
-if(((data85.id === undefined) && (missing2 = "id")) || ((data85.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data85}];
+if(((data89.id === undefined) && (missing2 = "id")) || ((data89.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data89}];
 return false;
 }
 else {
-const _errs211 = errors;
-for(const key18 in data85){
+const _errs219 = errors;
+for(const key18 in data89){
 if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data89}];
 return false;
 break;
 }
 }
-if(_errs211 === errors){
-if(data85.id !== undefined){
-let data86 = data85.id;
-const _errs212 = errors;
-if(typeof data86 !== "string"){
-let dataType73 = typeof data86;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data86;
+if(_errs219 === errors){
+if(data89.id !== undefined){
+let data90 = data89.id;
+const _errs220 = errors;
+if(typeof data90 !== "string"){
+let dataType77 = typeof data90;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 == "number" || dataType77 == "boolean"){
+coerced77 = "" + data90;
 }
-else if(data86 === null){
-coerced73 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data86}];
-return false;
-}
-}
-if(coerced73 !== undefined){
-data86 = coerced73;
-if(data85 !== undefined){
-data85["id"] = coerced73;
-}
-}
-}
-if(errors === _errs212){
-if(typeof data86 === "string"){
-if(func3(data86) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data86}];
-return false;
+else if(data90 === null){
+coerced77 = "";
 }
 else {
-if(!pattern3.test(data86)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
+return false;
+}
+}
+if(coerced77 !== undefined){
+data90 = coerced77;
+if(data89 !== undefined){
+data89["id"] = coerced77;
+}
+}
+}
+if(errors === _errs220){
+if(typeof data90 === "string"){
+if(func3(data90) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
+return false;
+}
+else {
+if(!pattern3.test(data90)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
 return false;
 }
 }
 }
 }
-var valid23 = _errs212 === errors;
+var valid23 = _errs220 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data85.provider !== undefined){
-let data87 = data85.provider;
-const _errs214 = errors;
-const _errs215 = errors;
+if(data89.provider !== undefined){
+let data91 = data89.provider;
+const _errs222 = errors;
+const _errs223 = errors;
 let valid24 = false;
-const _errs216 = errors;
-if(typeof data87 !== "string"){
-let dataType74 = typeof data87;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data87;
+const _errs224 = errors;
+if(typeof data91 !== "string"){
+let dataType78 = typeof data91;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 == "number" || dataType78 == "boolean"){
+coerced78 = "" + data91;
 }
-else if(data87 === null){
-coerced74 = "";
+else if(data91 === null){
+coerced78 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data87};
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data91};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3598,15 +3750,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced74 !== undefined){
-data87 = coerced74;
-if(data85 !== undefined){
-data85["provider"] = coerced74;
+if(coerced78 !== undefined){
+data91 = coerced78;
+if(data89 !== undefined){
+data89["provider"] = coerced78;
 }
 }
 }
-if("openai" !== data87){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data87};
+if("openai" !== data91){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data91};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3615,22 +3767,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs216 === errors;
+var _valid2 = _errs224 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs218 = errors;
-if(typeof data87 !== "string"){
-let dataType75 = typeof data87;
-let coerced75 = undefined;
-if(!(coerced75 !== undefined)){
-if(dataType75 == "number" || dataType75 == "boolean"){
-coerced75 = "" + data87;
+const _errs226 = errors;
+if(typeof data91 !== "string"){
+let dataType79 = typeof data91;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data91;
 }
-else if(data87 === null){
-coerced75 = "";
+else if(data91 === null){
+coerced79 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data87};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data91};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3640,15 +3792,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced75 !== undefined){
-data87 = coerced75;
-if(data85 !== undefined){
-data85["provider"] = coerced75;
+if(coerced79 !== undefined){
+data91 = coerced79;
+if(data89 !== undefined){
+data89["provider"] = coerced79;
 }
 }
 }
-if("anthropic" !== data87){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data87};
+if("anthropic" !== data91){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data91};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3657,22 +3809,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs218 === errors;
+var _valid2 = _errs226 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs220 = errors;
-if(typeof data87 !== "string"){
-let dataType76 = typeof data87;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 == "number" || dataType76 == "boolean"){
-coerced76 = "" + data87;
+const _errs228 = errors;
+if(typeof data91 !== "string"){
+let dataType80 = typeof data91;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data91;
 }
-else if(data87 === null){
-coerced76 = "";
+else if(data91 === null){
+coerced80 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data87};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data91};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3682,15 +3834,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced76 !== undefined){
-data87 = coerced76;
-if(data85 !== undefined){
-data85["provider"] = coerced76;
+if(coerced80 !== undefined){
+data91 = coerced80;
+if(data89 !== undefined){
+data89["provider"] = coerced80;
 }
 }
 }
-if("gemini" !== data87){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data87};
+if("gemini" !== data91){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data91};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3699,22 +3851,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs220 === errors;
+var _valid2 = _errs228 === errors;
 valid24 = valid24 || _valid2;
 if(!valid24){
-const _errs222 = errors;
-if(typeof data87 !== "string"){
-let dataType77 = typeof data87;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data87;
+const _errs230 = errors;
+if(typeof data91 !== "string"){
+let dataType81 = typeof data91;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data91;
 }
-else if(data87 === null){
-coerced77 = "";
+else if(data91 === null){
+coerced81 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data87};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data91};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3724,15 +3876,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced77 !== undefined){
-data87 = coerced77;
-if(data85 !== undefined){
-data85["provider"] = coerced77;
+if(coerced81 !== undefined){
+data91 = coerced81;
+if(data89 !== undefined){
+data89["provider"] = coerced81;
 }
 }
 }
-if("simulated" !== data87){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data87};
+if("simulated" !== data91){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data91};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3741,13 +3893,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs222 === errors;
+var _valid2 = _errs230 === errors;
 valid24 = valid24 || _valid2;
 }
 }
 }
 if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data87};
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data91};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3759,355 +3911,207 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs215;
+errors = _errs223;
 if(vErrors !== null){
-if(_errs215){
-vErrors.length = _errs215;
+if(_errs223){
+vErrors.length = _errs223;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs214 === errors;
+var valid23 = _errs222 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data85.base_url !== undefined){
-let data88 = data85.base_url;
-const _errs224 = errors;
-if(typeof data88 !== "string"){
-let dataType78 = typeof data88;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data88;
-}
-else if(data88 === null){
-coerced78 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data88}];
-return false;
-}
-}
-if(coerced78 !== undefined){
-data88 = coerced78;
-if(data85 !== undefined){
-data85["base_url"] = coerced78;
-}
-}
-}
-if(errors === _errs224){
-if(typeof data88 === "string"){
-if(!pattern4.test(data88)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data88}];
-return false;
-}
-}
-}
-var valid23 = _errs224 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data85.api_key !== undefined){
-let data89 = data85.api_key;
-const _errs226 = errors;
-if(typeof data89 !== "string"){
-let dataType79 = typeof data89;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data89;
-}
-else if(data89 === null){
-coerced79 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data89}];
-return false;
-}
-}
-if(coerced79 !== undefined){
-data89 = coerced79;
-if(data85 !== undefined){
-data85["api_key"] = coerced79;
-}
-}
-}
-var valid23 = _errs226 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data85.max_concurrency !== undefined){
-let data90 = data85.max_concurrency;
-const _errs228 = errors;
-if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
-let dataType80 = typeof data90;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 === "boolean" || data90 === null
-              || (dataType80 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
-coerced80 = +data90;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data90}];
-return false;
-}
-}
-if(coerced80 !== undefined){
-data90 = coerced80;
-if(data85 !== undefined){
-data85["max_concurrency"] = coerced80;
-}
-}
-}
-if(errors === _errs228){
-if(typeof data90 == "number"){
-if(data90 < 1 || isNaN(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data90}];
-return false;
-}
-}
-}
-var valid23 = _errs228 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data85.weight !== undefined){
-let data91 = data85.weight;
-const _errs230 = errors;
-if(!(typeof data91 == "number")){
-let dataType81 = typeof data91;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "boolean" || data91 === null
-              || (dataType81 == "string" && data91 && data91 == +data91)){
-coerced81 = +data91;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data91}];
-return false;
-}
-}
-if(coerced81 !== undefined){
-data91 = coerced81;
-if(data85 !== undefined){
-data85["weight"] = coerced81;
-}
-}
-}
-if(errors === _errs230){
-if(typeof data91 == "number"){
-if(data91 <= 0 || isNaN(data91)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data91}];
-return false;
-}
-}
-}
-var valid23 = _errs230 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data85.timeouts !== undefined){
-let data92 = data85.timeouts;
+if(data89.base_url !== undefined){
+let data92 = data89.base_url;
 const _errs232 = errors;
-if(errors === _errs232){
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
-const _errs234 = errors;
-for(const key19 in data92){
-if(!(((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms")) || (key19 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data92}];
-return false;
-break;
-}
-}
-if(_errs234 === errors){
-if(data92.connect_ms !== undefined){
-let data93 = data92.connect_ms;
-const _errs235 = errors;
-if(!((typeof data93 == "number") && (!(data93 % 1) && !isNaN(data93)))){
-let dataType82 = typeof data93;
+if(typeof data92 !== "string"){
+let dataType82 = typeof data92;
 let coerced82 = undefined;
 if(!(coerced82 !== undefined)){
-if(dataType82 === "boolean" || data93 === null
-              || (dataType82 === "string" && data93 && data93 == +data93 && !(data93 % 1))){
-coerced82 = +data93;
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data92;
+}
+else if(data92 === null){
+coerced82 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data92}];
 return false;
 }
 }
 if(coerced82 !== undefined){
-data93 = coerced82;
-if(data92 !== undefined){
-data92["connect_ms"] = coerced82;
+data92 = coerced82;
+if(data89 !== undefined){
+data89["base_url"] = coerced82;
 }
 }
 }
-if(errors === _errs235){
-if(typeof data93 == "number"){
-if(data93 < 1 || isNaN(data93)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data93}];
+if(errors === _errs232){
+if(typeof data92 === "string"){
+if(!pattern4.test(data92)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data92}];
 return false;
 }
 }
 }
-var valid25 = _errs235 === errors;
+var valid23 = _errs232 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data92.first_byte_ms !== undefined){
-let data94 = data92.first_byte_ms;
-const _errs237 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-let dataType83 = typeof data94;
+if(valid23){
+if(data89.api_key !== undefined){
+let data93 = data89.api_key;
+const _errs234 = errors;
+if(typeof data93 !== "string"){
+let dataType83 = typeof data93;
 let coerced83 = undefined;
 if(!(coerced83 !== undefined)){
-if(dataType83 === "boolean" || data94 === null
-              || (dataType83 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced83 = +data94;
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data93;
+}
+else if(data93 === null){
+coerced83 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data93}];
 return false;
 }
 }
 if(coerced83 !== undefined){
-data94 = coerced83;
-if(data92 !== undefined){
-data92["first_byte_ms"] = coerced83;
+data93 = coerced83;
+if(data89 !== undefined){
+data89["api_key"] = coerced83;
 }
 }
 }
-if(errors === _errs237){
-if(typeof data94 == "number"){
-if(data94 < 1 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data94}];
-return false;
-}
-}
-}
-var valid25 = _errs237 === errors;
+var valid23 = _errs234 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data92.idle_ms !== undefined){
-let data95 = data92.idle_ms;
-const _errs239 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType84 = typeof data95;
+if(valid23){
+if(data89.max_concurrency !== undefined){
+let data94 = data89.max_concurrency;
+const _errs236 = errors;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+let dataType84 = typeof data94;
 let coerced84 = undefined;
 if(!(coerced84 !== undefined)){
-if(dataType84 === "boolean" || data95 === null
-              || (dataType84 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced84 = +data95;
+if(dataType84 === "boolean" || data94 === null
+              || (dataType84 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced84 = +data94;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data94}];
 return false;
 }
 }
 if(coerced84 !== undefined){
-data95 = coerced84;
-if(data92 !== undefined){
-data92["idle_ms"] = coerced84;
+data94 = coerced84;
+if(data89 !== undefined){
+data89["max_concurrency"] = coerced84;
 }
 }
 }
-if(errors === _errs239){
-if(typeof data95 == "number"){
-if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data95}];
+if(errors === _errs236){
+if(typeof data94 == "number"){
+if(data94 < 1 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data94}];
 return false;
 }
 }
 }
-var valid25 = _errs239 === errors;
+var valid23 = _errs236 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data92.total_ms !== undefined){
-let data96 = data92.total_ms;
-const _errs241 = errors;
-if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
-let dataType85 = typeof data96;
+if(valid23){
+if(data89.weight !== undefined){
+let data95 = data89.weight;
+const _errs238 = errors;
+if(!(typeof data95 == "number")){
+let dataType85 = typeof data95;
 let coerced85 = undefined;
 if(!(coerced85 !== undefined)){
-if(dataType85 === "boolean" || data96 === null
-              || (dataType85 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
-coerced85 = +data96;
+if(dataType85 == "boolean" || data95 === null
+              || (dataType85 == "string" && data95 && data95 == +data95)){
+coerced85 = +data95;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data95}];
 return false;
 }
 }
 if(coerced85 !== undefined){
-data96 = coerced85;
-if(data92 !== undefined){
-data92["total_ms"] = coerced85;
+data95 = coerced85;
+if(data89 !== undefined){
+data89["weight"] = coerced85;
 }
 }
 }
-if(errors === _errs241){
-if(typeof data96 == "number"){
-if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data96}];
+if(errors === _errs238){
+if(typeof data95 == "number"){
+if(data95 <= 0 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data95}];
 return false;
 }
 }
 }
-var valid25 = _errs241 === errors;
+var valid23 = _errs238 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data92.min_tokens_per_second !== undefined){
-let data97 = data92.min_tokens_per_second;
+if(valid23){
+if(data89.timeouts !== undefined){
+let data96 = data89.timeouts;
+const _errs240 = errors;
+if(errors === _errs240){
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+const _errs242 = errors;
+for(const key19 in data96){
+if(!(((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms")) || (key19 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data96}];
+return false;
+break;
+}
+}
+if(_errs242 === errors){
+if(data96.connect_ms !== undefined){
+let data97 = data96.connect_ms;
 const _errs243 = errors;
-if(!(typeof data97 == "number")){
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
 let dataType86 = typeof data97;
 let coerced86 = undefined;
 if(!(coerced86 !== undefined)){
-if(dataType86 == "boolean" || data97 === null
-              || (dataType86 == "string" && data97 && data97 == +data97)){
+if(dataType86 === "boolean" || data97 === null
+              || (dataType86 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
 coerced86 = +data97;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data97}];
 return false;
 }
 }
 if(coerced86 !== undefined){
 data97 = coerced86;
-if(data92 !== undefined){
-data92["min_tokens_per_second"] = coerced86;
+if(data96 !== undefined){
+data96["connect_ms"] = coerced86;
 }
 }
 }
 if(errors === _errs243){
 if(typeof data97 == "number"){
-if(data97 <= 0 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data97}];
+if(data97 < 1 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data97}];
 return false;
 }
 }
@@ -4117,6 +4121,154 @@ var valid25 = _errs243 === errors;
 else {
 var valid25 = true;
 }
+if(valid25){
+if(data96.first_byte_ms !== undefined){
+let data98 = data96.first_byte_ms;
+const _errs245 = errors;
+if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
+let dataType87 = typeof data98;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 === "boolean" || data98 === null
+              || (dataType87 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
+coerced87 = +data98;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data98}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data98 = coerced87;
+if(data96 !== undefined){
+data96["first_byte_ms"] = coerced87;
+}
+}
+}
+if(errors === _errs245){
+if(typeof data98 == "number"){
+if(data98 < 1 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data98}];
+return false;
+}
+}
+}
+var valid25 = _errs245 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data96.idle_ms !== undefined){
+let data99 = data96.idle_ms;
+const _errs247 = errors;
+if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
+let dataType88 = typeof data99;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 === "boolean" || data99 === null
+              || (dataType88 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
+coerced88 = +data99;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data99}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data99 = coerced88;
+if(data96 !== undefined){
+data96["idle_ms"] = coerced88;
+}
+}
+}
+if(errors === _errs247){
+if(typeof data99 == "number"){
+if(data99 < 1 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data99}];
+return false;
+}
+}
+}
+var valid25 = _errs247 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data96.total_ms !== undefined){
+let data100 = data96.total_ms;
+const _errs249 = errors;
+if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
+let dataType89 = typeof data100;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 === "boolean" || data100 === null
+              || (dataType89 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced89 = +data100;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data100}];
+return false;
+}
+}
+if(coerced89 !== undefined){
+data100 = coerced89;
+if(data96 !== undefined){
+data96["total_ms"] = coerced89;
+}
+}
+}
+if(errors === _errs249){
+if(typeof data100 == "number"){
+if(data100 < 1 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data100}];
+return false;
+}
+}
+}
+var valid25 = _errs249 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data96.min_tokens_per_second !== undefined){
+let data101 = data96.min_tokens_per_second;
+const _errs251 = errors;
+if(!(typeof data101 == "number")){
+let dataType90 = typeof data101;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "boolean" || data101 === null
+              || (dataType90 == "string" && data101 && data101 == +data101)){
+coerced90 = +data101;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data101}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data101 = coerced90;
+if(data96 !== undefined){
+data96["min_tokens_per_second"] = coerced90;
+}
+}
+}
+if(errors === _errs251){
+if(typeof data101 == "number"){
+if(data101 <= 0 || isNaN(data101)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data101}];
+return false;
+}
+}
+}
+var valid25 = _errs251 === errors;
+}
+else {
+var valid25 = true;
+}
 }
 }
 }
@@ -4124,99 +4276,99 @@ var valid25 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data92}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data96}];
 return false;
 }
 }
-var valid23 = _errs232 === errors;
+var valid23 = _errs240 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data85.replies !== undefined){
-let data98 = data85.replies;
-const _errs245 = errors;
-if(errors === _errs245){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-const _errs247 = errors;
-for(const key20 in data98){
+if(data89.replies !== undefined){
+let data102 = data89.replies;
+const _errs253 = errors;
+if(errors === _errs253){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+const _errs255 = errors;
+for(const key20 in data102){
 if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data102}];
 return false;
 break;
 }
 }
-if(_errs247 === errors){
-if(data98.max_json_bytes !== undefined){
-let data99 = data98.max_json_bytes;
-const _errs248 = errors;
-if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
-let dataType87 = typeof data99;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 === "boolean" || data99 === null
-              || (dataType87 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
-coerced87 = +data99;
+if(_errs255 === errors){
+if(data102.max_json_bytes !== undefined){
+let data103 = data102.max_json_bytes;
+const _errs256 = errors;
+if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
+let dataType91 = typeof data103;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 === "boolean" || data103 === null
+              || (dataType91 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
+coerced91 = +data103;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data103}];
 return false;
 }
 }
-if(coerced87 !== undefined){
-data99 = coerced87;
-if(data98 !== undefined){
-data98["max_json_bytes"] = coerced87;
+if(coerced91 !== undefined){
+data103 = coerced91;
+if(data102 !== undefined){
+data102["max_json_bytes"] = coerced91;
 }
 }
 }
-if(errors === _errs248){
-if(typeof data99 == "number"){
-if(data99 < 1024 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data99}];
+if(errors === _errs256){
+if(typeof data103 == "number"){
+if(data103 < 1024 || isNaN(data103)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data103}];
 return false;
 }
 }
 }
-var valid26 = _errs248 === errors;
+var valid26 = _errs256 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data98.max_event_bytes !== undefined){
-let data100 = data98.max_event_bytes;
-const _errs250 = errors;
-if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
-let dataType88 = typeof data100;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data100 === null
-              || (dataType88 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
-coerced88 = +data100;
+if(data102.max_event_bytes !== undefined){
+let data104 = data102.max_event_bytes;
+const _errs258 = errors;
+if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
+let dataType92 = typeof data104;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 === "boolean" || data104 === null
+              || (dataType92 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
+coerced92 = +data104;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data104}];
 return false;
 }
 }
-if(coerced88 !== undefined){
-data100 = coerced88;
-if(data98 !== undefined){
-data98["max_event_bytes"] = coerced88;
+if(coerced92 !== undefined){
+data104 = coerced92;
+if(data102 !== undefined){
+data102["max_event_bytes"] = coerced92;
 }
 }
 }
-if(errors === _errs250){
-if(typeof data100 == "number"){
-if(data100 < 1024 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data100}];
+if(errors === _errs258){
+if(typeof data104 == "number"){
+if(data104 < 1024 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data104}];
 return false;
 }
 }
 }
-var valid26 = _errs250 === errors;
+var valid26 = _errs258 === errors;
 }
 else {
 var valid26 = true;
@@ -4225,34 +4377,34 @@ var valid26 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data102}];
 return false;
 }
 }
-var valid23 = _errs245 === errors;
+var valid23 = _errs253 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data85.reasoning_param !== undefined){
-let data101 = data85.reasoning_param;
-const _errs252 = errors;
-const _errs253 = errors;
+if(data89.reasoning_param !== undefined){
+let data105 = data89.reasoning_param;
+const _errs260 = errors;
+const _errs261 = errors;
 let valid27 = false;
-const _errs254 = errors;
-if(typeof data101 !== "string"){
-let dataType89 = typeof data101;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data101;
+const _errs262 = errors;
+if(typeof data105 !== "string"){
+let dataType93 = typeof data105;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data105;
 }
-else if(data101 === null){
-coerced89 = "";
+else if(data105 === null){
+coerced93 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data101};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4262,15 +4414,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced89 !== undefined){
-data101 = coerced89;
-if(data85 !== undefined){
-data85["reasoning_param"] = coerced89;
+if(coerced93 !== undefined){
+data105 = coerced93;
+if(data89 !== undefined){
+data89["reasoning_param"] = coerced93;
 }
 }
 }
-if("reasoning_effort" !== data101){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data101};
+if("reasoning_effort" !== data105){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data105};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4279,22 +4431,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs254 === errors;
+var _valid3 = _errs262 === errors;
 valid27 = valid27 || _valid3;
 if(!valid27){
-const _errs256 = errors;
-if(typeof data101 !== "string"){
-let dataType90 = typeof data101;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data101;
+const _errs264 = errors;
+if(typeof data105 !== "string"){
+let dataType94 = typeof data105;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data105;
 }
-else if(data101 === null){
-coerced90 = "";
+else if(data105 === null){
+coerced94 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data101};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4304,15 +4456,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced90 !== undefined){
-data101 = coerced90;
-if(data85 !== undefined){
-data85["reasoning_param"] = coerced90;
+if(coerced94 !== undefined){
+data105 = coerced94;
+if(data89 !== undefined){
+data89["reasoning_param"] = coerced94;
 }
 }
 }
-if("reasoning" !== data101){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data101};
+if("reasoning" !== data105){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data105};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4321,11 +4473,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs256 === errors;
+var _valid3 = _errs264 === errors;
 valid27 = valid27 || _valid3;
 }
 if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data101};
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data105};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4337,40 +4489,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs253;
+errors = _errs261;
 if(vErrors !== null){
-if(_errs253){
-vErrors.length = _errs253;
+if(_errs261){
+vErrors.length = _errs261;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs252 === errors;
+var valid23 = _errs260 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data85.max_tokens_field !== undefined){
-let data102 = data85.max_tokens_field;
-const _errs258 = errors;
-const _errs259 = errors;
+if(data89.max_tokens_field !== undefined){
+let data106 = data89.max_tokens_field;
+const _errs266 = errors;
+const _errs267 = errors;
 let valid28 = false;
-const _errs260 = errors;
-if(typeof data102 !== "string"){
-let dataType91 = typeof data102;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data102;
+const _errs268 = errors;
+if(typeof data106 !== "string"){
+let dataType95 = typeof data106;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data106;
 }
-else if(data102 === null){
-coerced91 = "";
+else if(data106 === null){
+coerced95 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data102};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4380,15 +4532,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced91 !== undefined){
-data102 = coerced91;
-if(data85 !== undefined){
-data85["max_tokens_field"] = coerced91;
+if(coerced95 !== undefined){
+data106 = coerced95;
+if(data89 !== undefined){
+data89["max_tokens_field"] = coerced95;
 }
 }
 }
-if("max_tokens" !== data102){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data102};
+if("max_tokens" !== data106){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4397,22 +4549,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs260 === errors;
+var _valid4 = _errs268 === errors;
 valid28 = valid28 || _valid4;
 if(!valid28){
-const _errs262 = errors;
-if(typeof data102 !== "string"){
-let dataType92 = typeof data102;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data102;
+const _errs270 = errors;
+if(typeof data106 !== "string"){
+let dataType96 = typeof data106;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data106;
 }
-else if(data102 === null){
-coerced92 = "";
+else if(data106 === null){
+coerced96 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data102};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4422,15 +4574,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data102 = coerced92;
-if(data85 !== undefined){
-data85["max_tokens_field"] = coerced92;
+if(coerced96 !== undefined){
+data106 = coerced96;
+if(data89 !== undefined){
+data89["max_tokens_field"] = coerced96;
 }
 }
 }
-if("max_completion_tokens" !== data102){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data102};
+if("max_completion_tokens" !== data106){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data106};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4439,151 +4591,16 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs262 === errors;
+var _valid4 = _errs270 === errors;
 valid28 = valid28 || _valid4;
 }
 if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data102};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data106};
 if(vErrors === null){
 vErrors = [err40];
 }
 else {
 vErrors.push(err40);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs259;
-if(vErrors !== null){
-if(_errs259){
-vErrors.length = _errs259;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs258 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data85.apis !== undefined){
-let data103 = data85.apis;
-const _errs264 = errors;
-if(errors === _errs264){
-if(Array.isArray(data103)){
-if(data103.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data103}];
-return false;
-}
-else {
-if(data103.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data103}];
-return false;
-}
-else {
-var valid29 = true;
-const len3 = data103.length;
-for(let i3=0; i3<len3; i3++){
-let data104 = data103[i3];
-const _errs266 = errors;
-const _errs267 = errors;
-let valid30 = false;
-const _errs268 = errors;
-if(typeof data104 !== "string"){
-let dataType93 = typeof data104;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data104;
-}
-else if(data104 === null){
-coerced93 = "";
-}
-else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data104};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(coerced93 !== undefined){
-data104 = coerced93;
-if(data103 !== undefined){
-data103[i3] = coerced93;
-}
-}
-}
-if("chat" !== data104){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data104};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-var _valid5 = _errs268 === errors;
-valid30 = valid30 || _valid5;
-if(!valid30){
-const _errs270 = errors;
-if(typeof data104 !== "string"){
-let dataType94 = typeof data104;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data104;
-}
-else if(data104 === null){
-coerced94 = "";
-}
-else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data104};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(coerced94 !== undefined){
-data104 = coerced94;
-if(data103 !== undefined){
-data103[i3] = coerced94;
-}
-}
-}
-if("responses" !== data104){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data104};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-var _valid5 = _errs270 === errors;
-valid30 = valid30 || _valid5;
-}
-if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data104};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
 }
 errors++;
 validate10.errors = vErrors;
@@ -4600,119 +4617,35 @@ vErrors = null;
 }
 }
 }
-var valid29 = _errs266 === errors;
-if(!valid29){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data103}];
-return false;
-}
-}
-var valid23 = _errs264 === errors;
+var valid23 = _errs266 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data85.simulated !== undefined){
-let data105 = data85.simulated;
+if(data89.apis !== undefined){
+let data107 = data89.apis;
 const _errs272 = errors;
 if(errors === _errs272){
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+if(Array.isArray(data107)){
+if(data107.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
+return false;
+}
+else {
+if(data107.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
+return false;
+}
+else {
+var valid29 = true;
+const len3 = data107.length;
+for(let i3=0; i3<len3; i3++){
+let data108 = data107[i3];
 const _errs274 = errors;
-for(const key21 in data105){
-if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data105}];
-return false;
-break;
-}
-}
-if(_errs274 === errors){
-if(data105.first_byte_ms !== undefined){
-let data106 = data105.first_byte_ms;
 const _errs275 = errors;
-if(!((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106)))){
-let dataType95 = typeof data106;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 === "boolean" || data106 === null
-              || (dataType95 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
-coerced95 = +data106;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data106}];
-return false;
-}
-}
-if(coerced95 !== undefined){
-data106 = coerced95;
-if(data105 !== undefined){
-data105["first_byte_ms"] = coerced95;
-}
-}
-}
-if(errors === _errs275){
-if(typeof data106 == "number"){
-if(data106 < 0 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data106}];
-return false;
-}
-}
-}
-var valid31 = _errs275 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data105.tokens_per_second !== undefined){
-let data107 = data105.tokens_per_second;
-const _errs277 = errors;
-if(!(typeof data107 == "number")){
-let dataType96 = typeof data107;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "boolean" || data107 === null
-              || (dataType96 == "string" && data107 && data107 == +data107)){
-coerced96 = +data107;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data107}];
-return false;
-}
-}
-if(coerced96 !== undefined){
-data107 = coerced96;
-if(data105 !== undefined){
-data105["tokens_per_second"] = coerced96;
-}
-}
-}
-if(errors === _errs277){
-if(typeof data107 == "number"){
-if(data107 < 0 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data107}];
-return false;
-}
-}
-}
-var valid31 = _errs277 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data105.reasoning_field !== undefined){
-let data108 = data105.reasoning_field;
-const _errs279 = errors;
-const _errs280 = errors;
-let valid32 = false;
-const _errs281 = errors;
+let valid30 = false;
+const _errs276 = errors;
 if(typeof data108 !== "string"){
 let dataType97 = typeof data108;
 let coerced97 = undefined;
@@ -4724,37 +4657,37 @@ else if(data108 === null){
 coerced97 = "";
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data108};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data108};
 if(vErrors === null){
-vErrors = [err46];
+vErrors = [err41];
 }
 else {
-vErrors.push(err46);
+vErrors.push(err41);
 }
 errors++;
 }
 }
 if(coerced97 !== undefined){
 data108 = coerced97;
-if(data105 !== undefined){
-data105["reasoning_field"] = coerced97;
+if(data107 !== undefined){
+data107[i3] = coerced97;
 }
 }
 }
-if("reasoning_content" !== data108){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data108};
+if("chat" !== data108){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data108};
 if(vErrors === null){
-vErrors = [err47];
+vErrors = [err42];
 }
 else {
-vErrors.push(err47);
+vErrors.push(err42);
 }
 errors++;
 }
-var _valid6 = _errs281 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
-const _errs283 = errors;
+var _valid5 = _errs276 === errors;
+valid30 = valid30 || _valid5;
+if(!valid30){
+const _errs278 = errors;
 if(typeof data108 !== "string"){
 let dataType98 = typeof data108;
 let coerced98 = undefined;
@@ -4766,99 +4699,157 @@ else if(data108 === null){
 coerced98 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data108};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data108};
 if(vErrors === null){
-vErrors = [err48];
+vErrors = [err43];
 }
 else {
-vErrors.push(err48);
+vErrors.push(err43);
 }
 errors++;
 }
 }
 if(coerced98 !== undefined){
 data108 = coerced98;
-if(data105 !== undefined){
-data105["reasoning_field"] = coerced98;
+if(data107 !== undefined){
+data107[i3] = coerced98;
 }
 }
 }
-if("reasoning" !== data108){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data108};
+if("responses" !== data108){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data108};
 if(vErrors === null){
-vErrors = [err49];
+vErrors = [err44];
 }
 else {
-vErrors.push(err49);
+vErrors.push(err44);
 }
 errors++;
 }
-var _valid6 = _errs283 === errors;
-valid32 = valid32 || _valid6;
+var _valid5 = _errs278 === errors;
+valid30 = valid30 || _valid5;
 }
-if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data108};
+if(!valid30){
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data108};
 if(vErrors === null){
-vErrors = [err50];
+vErrors = [err45];
 }
 else {
-vErrors.push(err50);
+vErrors.push(err45);
 }
 errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs280;
+errors = _errs275;
 if(vErrors !== null){
-if(_errs280){
-vErrors.length = _errs280;
+if(_errs275){
+vErrors.length = _errs275;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs279 === errors;
+var valid29 = _errs274 === errors;
+if(!valid29){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
+return false;
+}
+}
+var valid23 = _errs272 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data89.simulated !== undefined){
+let data109 = data89.simulated;
+const _errs280 = errors;
+if(errors === _errs280){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+const _errs282 = errors;
+for(const key21 in data109){
+if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
+return false;
+break;
+}
+}
+if(_errs282 === errors){
+if(data109.first_byte_ms !== undefined){
+let data110 = data109.first_byte_ms;
+const _errs283 = errors;
+if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
+let dataType99 = typeof data110;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 === "boolean" || data110 === null
+              || (dataType99 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
+coerced99 = +data110;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
+return false;
+}
+}
+if(coerced99 !== undefined){
+data110 = coerced99;
+if(data109 !== undefined){
+data109["first_byte_ms"] = coerced99;
+}
+}
+}
+if(errors === _errs283){
+if(typeof data110 == "number"){
+if(data110 < 0 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
+return false;
+}
+}
+}
+var valid31 = _errs283 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data105.port !== undefined){
-let data109 = data105.port;
+if(data109.tokens_per_second !== undefined){
+let data111 = data109.tokens_per_second;
 const _errs285 = errors;
-if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
-let dataType99 = typeof data109;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 === "boolean" || data109 === null
-              || (dataType99 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
-coerced99 = +data109;
+if(!(typeof data111 == "number")){
+let dataType100 = typeof data111;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "boolean" || data111 === null
+              || (dataType100 == "string" && data111 && data111 == +data111)){
+coerced100 = +data111;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
 return false;
 }
 }
-if(coerced99 !== undefined){
-data109 = coerced99;
-if(data105 !== undefined){
-data105["port"] = coerced99;
+if(coerced100 !== undefined){
+data111 = coerced100;
+if(data109 !== undefined){
+data109["tokens_per_second"] = coerced100;
 }
 }
 }
 if(errors === _errs285){
-if(typeof data109 == "number"){
-if(data109 > 65535 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data109}];
+if(typeof data111 == "number"){
+if(data111 < 0 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
 return false;
-}
-else {
-if(data109 < 0 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data109}];
-return false;
-}
 }
 }
 }
@@ -4868,145 +4859,102 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data105.protocol !== undefined){
-let data110 = data105.protocol;
+if(data109.reasoning_field !== undefined){
+let data112 = data109.reasoning_field;
 const _errs287 = errors;
 const _errs288 = errors;
-let valid33 = false;
+let valid32 = false;
 const _errs289 = errors;
-if(typeof data110 !== "string"){
-let dataType100 = typeof data110;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "number" || dataType100 == "boolean"){
-coerced100 = "" + data110;
-}
-else if(data110 === null){
-coerced100 = "";
-}
-else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data110};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-if(coerced100 !== undefined){
-data110 = coerced100;
-if(data105 !== undefined){
-data105["protocol"] = coerced100;
-}
-}
-}
-if("openai" !== data110){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data110};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-var _valid7 = _errs289 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
-const _errs291 = errors;
-if(typeof data110 !== "string"){
-let dataType101 = typeof data110;
+if(typeof data112 !== "string"){
+let dataType101 = typeof data112;
 let coerced101 = undefined;
 if(!(coerced101 !== undefined)){
 if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data110;
+coerced101 = "" + data112;
 }
-else if(data110 === null){
+else if(data112 === null){
 coerced101 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data110};
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
 if(vErrors === null){
-vErrors = [err53];
+vErrors = [err46];
 }
 else {
-vErrors.push(err53);
+vErrors.push(err46);
 }
 errors++;
 }
 }
 if(coerced101 !== undefined){
-data110 = coerced101;
-if(data105 !== undefined){
-data105["protocol"] = coerced101;
+data112 = coerced101;
+if(data109 !== undefined){
+data109["reasoning_field"] = coerced101;
 }
 }
 }
-if("anthropic" !== data110){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data110};
+if("reasoning_content" !== data112){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
 if(vErrors === null){
-vErrors = [err54];
+vErrors = [err47];
 }
 else {
-vErrors.push(err54);
+vErrors.push(err47);
 }
 errors++;
 }
-var _valid7 = _errs291 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
-const _errs293 = errors;
-if(typeof data110 !== "string"){
-let dataType102 = typeof data110;
+var _valid6 = _errs289 === errors;
+valid32 = valid32 || _valid6;
+if(!valid32){
+const _errs291 = errors;
+if(typeof data112 !== "string"){
+let dataType102 = typeof data112;
 let coerced102 = undefined;
 if(!(coerced102 !== undefined)){
 if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data110;
+coerced102 = "" + data112;
 }
-else if(data110 === null){
+else if(data112 === null){
 coerced102 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data110};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
 if(vErrors === null){
-vErrors = [err55];
+vErrors = [err48];
 }
 else {
-vErrors.push(err55);
+vErrors.push(err48);
 }
 errors++;
 }
 }
 if(coerced102 !== undefined){
-data110 = coerced102;
-if(data105 !== undefined){
-data105["protocol"] = coerced102;
+data112 = coerced102;
+if(data109 !== undefined){
+data109["reasoning_field"] = coerced102;
 }
 }
 }
-if("gemini" !== data110){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data110};
+if("reasoning" !== data112){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
 if(vErrors === null){
-vErrors = [err56];
+vErrors = [err49];
 }
 else {
-vErrors.push(err56);
+vErrors.push(err49);
 }
 errors++;
 }
-var _valid7 = _errs293 === errors;
-valid33 = valid33 || _valid7;
+var _valid6 = _errs291 === errors;
+valid32 = valid32 || _valid6;
 }
-}
-if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data110};
+if(!valid32){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data112};
 if(vErrors === null){
-vErrors = [err57];
+vErrors = [err50];
 }
 else {
-vErrors.push(err57);
+vErrors.push(err50);
 }
 errors++;
 validate10.errors = vErrors;
@@ -5029,101 +4977,305 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data105.scripts !== undefined){
-let data111 = data105.scripts;
-const _errs295 = errors;
-if(errors === _errs295){
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
-var valid34 = true;
-for(const key22 in data111){
-if(pattern5.test(key22)){
-let data112 = data111[key22];
-const _errs297 = errors;
-if(errors === _errs297){
-if(Array.isArray(data112)){
-if(data112.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data112}];
-return false;
-}
-else {
-var valid35 = true;
-const len4 = data112.length;
-for(let i4=0; i4<len4; i4++){
-let data113 = data112[i4];
-const _errs299 = errors;
-if(errors === _errs299){
-if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
-const _errs301 = errors;
-for(const key23 in data113){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data113}];
-return false;
-break;
-}
-}
-if(_errs301 === errors){
-if(data113.when !== undefined){
-let data114 = data113.when;
-const _errs302 = errors;
-if(errors === _errs302){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
-const _errs304 = errors;
-for(const key24 in data114){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data114}];
-return false;
-break;
-}
-}
-if(_errs304 === errors){
-if(data114.tools_offered !== undefined){
-let data115 = data114.tools_offered;
-const _errs305 = errors;
-if(typeof data115 !== "boolean"){
+if(data109.port !== undefined){
+let data113 = data109.port;
+const _errs293 = errors;
+if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
+let dataType103 = typeof data113;
 let coerced103 = undefined;
 if(!(coerced103 !== undefined)){
-if(data115 === "false" || data115 === 0 || data115 === null){
-coerced103 = false;
-}
-else if(data115 === "true" || data115 === 1){
-coerced103 = true;
+if(dataType103 === "boolean" || data113 === null
+              || (dataType103 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
+coerced103 = +data113;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
 return false;
 }
 }
 if(coerced103 !== undefined){
-data115 = coerced103;
-if(data114 !== undefined){
-data114["tools_offered"] = coerced103;
+data113 = coerced103;
+if(data109 !== undefined){
+data109["port"] = coerced103;
 }
 }
 }
-var valid37 = _errs305 === errors;
+if(errors === _errs293){
+if(typeof data113 == "number"){
+if(data113 > 65535 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
+return false;
+}
+else {
+if(data113 < 0 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs293 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data109.protocol !== undefined){
+let data114 = data109.protocol;
+const _errs295 = errors;
+const _errs296 = errors;
+let valid33 = false;
+const _errs297 = errors;
+if(typeof data114 !== "string"){
+let dataType104 = typeof data114;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data114;
+}
+else if(data114 === null){
+coerced104 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(coerced104 !== undefined){
+data114 = coerced104;
+if(data109 !== undefined){
+data109["protocol"] = coerced104;
+}
+}
+}
+if("openai" !== data114){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid7 = _errs297 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
+const _errs299 = errors;
+if(typeof data114 !== "string"){
+let dataType105 = typeof data114;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data114;
+}
+else if(data114 === null){
+coerced105 = "";
+}
+else {
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(coerced105 !== undefined){
+data114 = coerced105;
+if(data109 !== undefined){
+data109["protocol"] = coerced105;
+}
+}
+}
+if("anthropic" !== data114){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid7 = _errs299 === errors;
+valid33 = valid33 || _valid7;
+if(!valid33){
+const _errs301 = errors;
+if(typeof data114 !== "string"){
+let dataType106 = typeof data114;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data114;
+}
+else if(data114 === null){
+coerced106 = "";
+}
+else {
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(coerced106 !== undefined){
+data114 = coerced106;
+if(data109 !== undefined){
+data109["protocol"] = coerced106;
+}
+}
+}
+if("gemini" !== data114){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid7 = _errs301 === errors;
+valid33 = valid33 || _valid7;
+}
+}
+if(!valid33){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data114};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs296;
+if(vErrors !== null){
+if(_errs296){
+vErrors.length = _errs296;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid31 = _errs295 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data109.scripts !== undefined){
+let data115 = data109.scripts;
+const _errs303 = errors;
+if(errors === _errs303){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+var valid34 = true;
+for(const key22 in data115){
+if(pattern5.test(key22)){
+let data116 = data115[key22];
+const _errs305 = errors;
+if(errors === _errs305){
+if(Array.isArray(data116)){
+if(data116.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
+return false;
+}
+else {
+var valid35 = true;
+const len4 = data116.length;
+for(let i4=0; i4<len4; i4++){
+let data117 = data116[i4];
+const _errs307 = errors;
+if(errors === _errs307){
+if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+const _errs309 = errors;
+for(const key23 in data117){
+if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
+return false;
+break;
+}
+}
+if(_errs309 === errors){
+if(data117.when !== undefined){
+let data118 = data117.when;
+const _errs310 = errors;
+if(errors === _errs310){
+if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
+const _errs312 = errors;
+for(const key24 in data118){
+if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
+return false;
+break;
+}
+}
+if(_errs312 === errors){
+if(data118.tools_offered !== undefined){
+let data119 = data118.tools_offered;
+const _errs313 = errors;
+if(typeof data119 !== "boolean"){
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(data119 === "false" || data119 === 0 || data119 === null){
+coerced107 = false;
+}
+else if(data119 === "true" || data119 === 1){
+coerced107 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data119}];
+return false;
+}
+}
+if(coerced107 !== undefined){
+data119 = coerced107;
+if(data118 !== undefined){
+data118["tools_offered"] = coerced107;
+}
+}
+}
+var valid37 = _errs313 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data114.last_role !== undefined){
-let data116 = data114.last_role;
-const _errs307 = errors;
-const _errs308 = errors;
+if(data118.last_role !== undefined){
+let data120 = data118.last_role;
+const _errs315 = errors;
+const _errs316 = errors;
 let valid38 = false;
-const _errs309 = errors;
-if(typeof data116 !== "string"){
-let dataType104 = typeof data116;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data116;
+const _errs317 = errors;
+if(typeof data120 !== "string"){
+let dataType108 = typeof data120;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data120;
 }
-else if(data116 === null){
-coerced104 = "";
+else if(data120 === null){
+coerced108 = "";
 }
 else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data116};
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -5133,15 +5285,15 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data116 = coerced104;
-if(data114 !== undefined){
-data114["last_role"] = coerced104;
+if(coerced108 !== undefined){
+data120 = coerced108;
+if(data118 !== undefined){
+data118["last_role"] = coerced108;
 }
 }
 }
-if("user" !== data116){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data116};
+if("user" !== data120){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -5150,22 +5302,22 @@ vErrors.push(err59);
 }
 errors++;
 }
-var _valid8 = _errs309 === errors;
+var _valid8 = _errs317 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs311 = errors;
-if(typeof data116 !== "string"){
-let dataType105 = typeof data116;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data116;
+const _errs319 = errors;
+if(typeof data120 !== "string"){
+let dataType109 = typeof data120;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data120;
 }
-else if(data116 === null){
-coerced105 = "";
+else if(data120 === null){
+coerced109 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data116};
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -5175,15 +5327,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data116 = coerced105;
-if(data114 !== undefined){
-data114["last_role"] = coerced105;
+if(coerced109 !== undefined){
+data120 = coerced109;
+if(data118 !== undefined){
+data118["last_role"] = coerced109;
 }
 }
 }
-if("assistant" !== data116){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data116};
+if("assistant" !== data120){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -5192,22 +5344,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs311 === errors;
+var _valid8 = _errs319 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs313 = errors;
-if(typeof data116 !== "string"){
-let dataType106 = typeof data116;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data116;
+const _errs321 = errors;
+if(typeof data120 !== "string"){
+let dataType110 = typeof data120;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data120;
 }
-else if(data116 === null){
-coerced106 = "";
+else if(data120 === null){
+coerced110 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data116};
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -5217,15 +5369,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data116 = coerced106;
-if(data114 !== undefined){
-data114["last_role"] = coerced106;
+if(coerced110 !== undefined){
+data120 = coerced110;
+if(data118 !== undefined){
+data118["last_role"] = coerced110;
 }
 }
 }
-if("tool" !== data116){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data116};
+if("tool" !== data120){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -5234,22 +5386,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs313 === errors;
+var _valid8 = _errs321 === errors;
 valid38 = valid38 || _valid8;
 if(!valid38){
-const _errs315 = errors;
-if(typeof data116 !== "string"){
-let dataType107 = typeof data116;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data116;
+const _errs323 = errors;
+if(typeof data120 !== "string"){
+let dataType111 = typeof data120;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data120;
 }
-else if(data116 === null){
-coerced107 = "";
+else if(data120 === null){
+coerced111 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data116};
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -5259,15 +5411,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data116 = coerced107;
-if(data114 !== undefined){
-data114["last_role"] = coerced107;
+if(coerced111 !== undefined){
+data120 = coerced111;
+if(data118 !== undefined){
+data118["last_role"] = coerced111;
 }
 }
 }
-if("system" !== data116){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data116};
+if("system" !== data120){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5276,13 +5428,13 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs315 === errors;
+var _valid8 = _errs323 === errors;
 valid38 = valid38 || _valid8;
 }
 }
 }
 if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data116};
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data120};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5294,56 +5446,56 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs308;
+errors = _errs316;
 if(vErrors !== null){
-if(_errs308){
-vErrors.length = _errs308;
+if(_errs316){
+vErrors.length = _errs316;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid37 = _errs307 === errors;
+var valid37 = _errs315 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data114.last_message_matches !== undefined){
-let data117 = data114.last_message_matches;
-const _errs317 = errors;
-if(typeof data117 !== "string"){
-let dataType108 = typeof data117;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data117;
+if(data118.last_message_matches !== undefined){
+let data121 = data118.last_message_matches;
+const _errs325 = errors;
+if(typeof data121 !== "string"){
+let dataType112 = typeof data121;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data121;
 }
-else if(data117 === null){
-coerced108 = "";
+else if(data121 === null){
+coerced112 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
 return false;
 }
 }
-if(coerced108 !== undefined){
-data117 = coerced108;
-if(data114 !== undefined){
-data114["last_message_matches"] = coerced108;
+if(coerced112 !== undefined){
+data121 = coerced112;
+if(data118 !== undefined){
+data118["last_message_matches"] = coerced112;
 }
 }
 }
-if(errors === _errs317){
-if(typeof data117 === "string"){
-if(func3(data117) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data117}];
+if(errors === _errs325){
+if(typeof data121 === "string"){
+if(func3(data121) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
 return false;
 }
 }
 }
-var valid37 = _errs317 === errors;
+var valid37 = _errs325 === errors;
 }
 else {
 var valid37 = true;
@@ -5353,85 +5505,85 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
 return false;
 }
 }
-var valid36 = _errs302 === errors;
+var valid36 = _errs310 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data113.call !== undefined){
-let data118 = data113.call;
-const _errs319 = errors;
-if(errors === _errs319){
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
+if(data117.call !== undefined){
+let data122 = data117.call;
+const _errs327 = errors;
+if(errors === _errs327){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
 let missing3;
-if((data118.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data118}];
+if((data122.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
 return false;
 }
 else {
-const _errs321 = errors;
-for(const key25 in data118){
+const _errs329 = errors;
+for(const key25 in data122){
 if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
 return false;
 break;
 }
 }
-if(_errs321 === errors){
-if(data118.tool !== undefined){
-let data119 = data118.tool;
-const _errs322 = errors;
-if(typeof data119 !== "string"){
-let dataType109 = typeof data119;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data119;
+if(_errs329 === errors){
+if(data122.tool !== undefined){
+let data123 = data122.tool;
+const _errs330 = errors;
+if(typeof data123 !== "string"){
+let dataType113 = typeof data123;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data123;
 }
-else if(data119 === null){
-coerced109 = "";
+else if(data123 === null){
+coerced113 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
 return false;
 }
 }
-if(coerced109 !== undefined){
-data119 = coerced109;
-if(data118 !== undefined){
-data118["tool"] = coerced109;
+if(coerced113 !== undefined){
+data123 = coerced113;
+if(data122 !== undefined){
+data122["tool"] = coerced113;
 }
 }
 }
-if(errors === _errs322){
-if(typeof data119 === "string"){
-if(func3(data119) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data119}];
+if(errors === _errs330){
+if(typeof data123 === "string"){
+if(func3(data123) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
 return false;
 }
 }
 }
-var valid39 = _errs322 === errors;
+var valid39 = _errs330 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data118.arguments !== undefined){
-let data120 = data118.arguments;
-const _errs324 = errors;
-if(errors === _errs324){
-if(!(data120 && typeof data120 == "object" && !Array.isArray(data120))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data120}];
+if(data122.arguments !== undefined){
+let data124 = data122.arguments;
+const _errs332 = errors;
+if(errors === _errs332){
+if(!(data124 && typeof data124 == "object" && !Array.isArray(data124))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data124}];
 return false;
 }
 }
-var valid39 = _errs324 === errors;
+var valid39 = _errs332 === errors;
 }
 else {
 var valid39 = true;
@@ -5441,42 +5593,42 @@ var valid39 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
 return false;
 }
 }
-var valid36 = _errs319 === errors;
+var valid36 = _errs327 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data113.answer !== undefined){
-let data121 = data113.answer;
-const _errs326 = errors;
-if(typeof data121 !== "string"){
-let dataType110 = typeof data121;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data121;
+if(data117.answer !== undefined){
+let data125 = data117.answer;
+const _errs334 = errors;
+if(typeof data125 !== "string"){
+let dataType114 = typeof data125;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data125;
 }
-else if(data121 === null){
-coerced110 = "";
+else if(data125 === null){
+coerced114 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data125}];
 return false;
 }
 }
-if(coerced110 !== undefined){
-data121 = coerced110;
-if(data113 !== undefined){
-data113["answer"] = coerced110;
+if(coerced114 !== undefined){
+data125 = coerced114;
+if(data117 !== undefined){
+data117["answer"] = coerced114;
 }
 }
 }
-var valid36 = _errs326 === errors;
+var valid36 = _errs334 === errors;
 }
 else {
 var valid36 = true;
@@ -5486,11 +5638,11 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
 return false;
 }
 }
-var valid35 = _errs299 === errors;
+var valid35 = _errs307 === errors;
 if(!valid35){
 break;
 }
@@ -5498,11 +5650,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data112}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
 return false;
 }
 }
-var valid34 = _errs297 === errors;
+var valid34 = _errs305 === errors;
 if(!valid34){
 break;
 }
@@ -5510,11 +5662,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data115}];
 return false;
 }
 }
-var valid31 = _errs295 === errors;
+var valid31 = _errs303 === errors;
 }
 else {
 var valid31 = true;
@@ -5527,11 +5679,11 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
 return false;
 }
 }
-var valid23 = _errs272 === errors;
+var valid23 = _errs280 === errors;
 }
 else {
 var valid23 = true;
@@ -5551,11 +5703,11 @@ var valid23 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data89}];
 return false;
 }
 }
-var valid22 = _errs209 === errors;
+var valid22 = _errs217 === errors;
 if(!valid22){
 break;
 }
@@ -5563,227 +5715,77 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data88}];
 return false;
 }
 }
-var valid0 = _errs207 === errors;
+var valid0 = _errs215 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data122 = data.models;
-const _errs328 = errors;
-if(errors === _errs328){
-if(Array.isArray(data122)){
-if(data122.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data122}];
+let data126 = data.models;
+const _errs336 = errors;
+if(errors === _errs336){
+if(Array.isArray(data126)){
+if(data126.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data126}];
 return false;
 }
 else {
 var valid40 = true;
-const len5 = data122.length;
+const len5 = data126.length;
 for(let i5=0; i5<len5; i5++){
-let data123 = data122[i5];
-const _errs330 = errors;
-if(errors === _errs330){
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
+let data127 = data126[i5];
+const _errs338 = errors;
+if(errors === _errs338){
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
 let missing4;
-if(((data123.id === undefined) && (missing4 = "id")) || ((data123.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data123}];
+if(((data127.id === undefined) && (missing4 = "id")) || ((data127.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data127}];
 return false;
 }
 else {
-const _errs332 = errors;
-for(const key26 in data123){
+const _errs340 = errors;
+for(const key26 in data127){
 if(!(func2.call(schema11.properties.models.items.properties, key26))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data127}];
 return false;
 break;
 }
 }
-if(_errs332 === errors){
-if(data123.id !== undefined){
-let data124 = data123.id;
-const _errs333 = errors;
-if(typeof data124 !== "string"){
-let dataType111 = typeof data124;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data124;
-}
-else if(data124 === null){
-coerced111 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data124}];
-return false;
-}
-}
-if(coerced111 !== undefined){
-data124 = coerced111;
-if(data123 !== undefined){
-data123["id"] = coerced111;
-}
-}
-}
-if(errors === _errs333){
-if(typeof data124 === "string"){
-if(func3(data124) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data124}];
-return false;
-}
-}
-}
-var valid41 = _errs333 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data123.owned_by !== undefined){
-let data125 = data123.owned_by;
-const _errs335 = errors;
-if(typeof data125 !== "string"){
-let dataType112 = typeof data125;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data125;
-}
-else if(data125 === null){
-coerced112 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data125}];
-return false;
-}
-}
-if(coerced112 !== undefined){
-data125 = coerced112;
-if(data123 !== undefined){
-data123["owned_by"] = coerced112;
-}
-}
-}
-if(errors === _errs335){
-if(typeof data125 === "string"){
-if(func3(data125) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data125}];
-return false;
-}
-}
-}
-var valid41 = _errs335 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data123.context_length !== undefined){
-let data126 = data123.context_length;
-const _errs337 = errors;
-if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
-let dataType113 = typeof data126;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 === "boolean" || data126 === null
-              || (dataType113 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
-coerced113 = +data126;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data126}];
-return false;
-}
-}
-if(coerced113 !== undefined){
-data126 = coerced113;
-if(data123 !== undefined){
-data123["context_length"] = coerced113;
-}
-}
-}
-if(errors === _errs337){
-if(typeof data126 == "number"){
-if(data126 < 1 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data126}];
-return false;
-}
-}
-}
-var valid41 = _errs337 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data123.max_output_tokens !== undefined){
-let data127 = data123.max_output_tokens;
-const _errs339 = errors;
-if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
-let dataType114 = typeof data127;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 === "boolean" || data127 === null
-              || (dataType114 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
-coerced114 = +data127;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data127}];
-return false;
-}
-}
-if(coerced114 !== undefined){
-data127 = coerced114;
-if(data123 !== undefined){
-data123["max_output_tokens"] = coerced114;
-}
-}
-}
-if(errors === _errs339){
-if(typeof data127 == "number"){
-if(data127 < 1 || isNaN(data127)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data127}];
-return false;
-}
-}
-}
-var valid41 = _errs339 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data123.default_max_tokens !== undefined){
-let data128 = data123.default_max_tokens;
+if(_errs340 === errors){
+if(data127.id !== undefined){
+let data128 = data127.id;
 const _errs341 = errors;
-if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
+if(typeof data128 !== "string"){
 let dataType115 = typeof data128;
 let coerced115 = undefined;
 if(!(coerced115 !== undefined)){
-if(dataType115 === "boolean" || data128 === null
-              || (dataType115 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
-coerced115 = +data128;
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data128;
+}
+else if(data128 === null){
+coerced115 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
 return false;
 }
 }
 if(coerced115 !== undefined){
 data128 = coerced115;
-if(data123 !== undefined){
-data123["default_max_tokens"] = coerced115;
+if(data127 !== undefined){
+data127["id"] = coerced115;
 }
 }
 }
 if(errors === _errs341){
-if(typeof data128 == "number"){
-if(data128 < 1 || isNaN(data128)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data128}];
+if(typeof data128 === "string"){
+if(func3(data128) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
 return false;
 }
 }
@@ -5794,33 +5796,35 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data123.unresolved_input_tokens !== undefined){
-let data129 = data123.unresolved_input_tokens;
+if(data127.owned_by !== undefined){
+let data129 = data127.owned_by;
 const _errs343 = errors;
-if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
+if(typeof data129 !== "string"){
 let dataType116 = typeof data129;
 let coerced116 = undefined;
 if(!(coerced116 !== undefined)){
-if(dataType116 === "boolean" || data129 === null
-              || (dataType116 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
-coerced116 = +data129;
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data129;
+}
+else if(data129 === null){
+coerced116 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
 return false;
 }
 }
 if(coerced116 !== undefined){
 data129 = coerced116;
-if(data123 !== undefined){
-data123["unresolved_input_tokens"] = coerced116;
+if(data127 !== undefined){
+data127["owned_by"] = coerced116;
 }
 }
 }
 if(errors === _errs343){
-if(typeof data129 == "number"){
-if(data129 < 1 || isNaN(data129)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data129}];
+if(typeof data129 === "string"){
+if(func3(data129) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
 return false;
 }
 }
@@ -5831,44 +5835,192 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data123.reasoning !== undefined){
-let data130 = data123.reasoning;
+if(data127.context_length !== undefined){
+let data130 = data127.context_length;
 const _errs345 = errors;
+if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
+let dataType117 = typeof data130;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 === "boolean" || data130 === null
+              || (dataType117 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced117 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
+return false;
+}
+}
+if(coerced117 !== undefined){
+data130 = coerced117;
+if(data127 !== undefined){
+data127["context_length"] = coerced117;
+}
+}
+}
 if(errors === _errs345){
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+if(typeof data130 == "number"){
+if(data130 < 1 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
+return false;
+}
+}
+}
+var valid41 = _errs345 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data127.max_output_tokens !== undefined){
+let data131 = data127.max_output_tokens;
+const _errs347 = errors;
+if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
+let dataType118 = typeof data131;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 === "boolean" || data131 === null
+              || (dataType118 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
+coerced118 = +data131;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data131 = coerced118;
+if(data127 !== undefined){
+data127["max_output_tokens"] = coerced118;
+}
+}
+}
+if(errors === _errs347){
+if(typeof data131 == "number"){
+if(data131 < 1 || isNaN(data131)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
+return false;
+}
+}
+}
+var valid41 = _errs347 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data127.default_max_tokens !== undefined){
+let data132 = data127.default_max_tokens;
+const _errs349 = errors;
+if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
+let dataType119 = typeof data132;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 === "boolean" || data132 === null
+              || (dataType119 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
+coerced119 = +data132;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
+return false;
+}
+}
+if(coerced119 !== undefined){
+data132 = coerced119;
+if(data127 !== undefined){
+data127["default_max_tokens"] = coerced119;
+}
+}
+}
+if(errors === _errs349){
+if(typeof data132 == "number"){
+if(data132 < 1 || isNaN(data132)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
+return false;
+}
+}
+}
+var valid41 = _errs349 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data127.unresolved_input_tokens !== undefined){
+let data133 = data127.unresolved_input_tokens;
+const _errs351 = errors;
+if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
+let dataType120 = typeof data133;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 === "boolean" || data133 === null
+              || (dataType120 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
+coerced120 = +data133;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
+return false;
+}
+}
+if(coerced120 !== undefined){
+data133 = coerced120;
+if(data127 !== undefined){
+data127["unresolved_input_tokens"] = coerced120;
+}
+}
+}
+if(errors === _errs351){
+if(typeof data133 == "number"){
+if(data133 < 1 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
+return false;
+}
+}
+}
+var valid41 = _errs351 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data127.reasoning !== undefined){
+let data134 = data127.reasoning;
+const _errs353 = errors;
+if(errors === _errs353){
+if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
 let missing5;
-if((data130.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data130}];
+if((data134.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
 return false;
 }
 else {
-const _errs347 = errors;
-for(const key27 in data130){
+const _errs355 = errors;
+for(const key27 in data134){
 if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
 return false;
 break;
 }
 }
-if(_errs347 === errors){
-if(data130.default_effort !== undefined){
-let data131 = data130.default_effort;
-const _errs348 = errors;
-const _errs349 = errors;
+if(_errs355 === errors){
+if(data134.default_effort !== undefined){
+let data135 = data134.default_effort;
+const _errs356 = errors;
+const _errs357 = errors;
 let valid43 = false;
-const _errs350 = errors;
-if(typeof data131 !== "string"){
-let dataType117 = typeof data131;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data131;
+const _errs358 = errors;
+if(typeof data135 !== "string"){
+let dataType121 = typeof data135;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data135;
 }
-else if(data131 === null){
-coerced117 = "";
+else if(data135 === null){
+coerced121 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data131};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -5878,15 +6030,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data131 = coerced117;
-if(data130 !== undefined){
-data130["default_effort"] = coerced117;
+if(coerced121 !== undefined){
+data135 = coerced121;
+if(data134 !== undefined){
+data134["default_effort"] = coerced121;
 }
 }
 }
-if("none" !== data131){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data131};
+if("none" !== data135){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -5895,22 +6047,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs350 === errors;
+var _valid9 = _errs358 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs352 = errors;
-if(typeof data131 !== "string"){
-let dataType118 = typeof data131;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data131;
+const _errs360 = errors;
+if(typeof data135 !== "string"){
+let dataType122 = typeof data135;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data135;
 }
-else if(data131 === null){
-coerced118 = "";
+else if(data135 === null){
+coerced122 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data131};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -5920,15 +6072,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced118 !== undefined){
-data131 = coerced118;
-if(data130 !== undefined){
-data130["default_effort"] = coerced118;
+if(coerced122 !== undefined){
+data135 = coerced122;
+if(data134 !== undefined){
+data134["default_effort"] = coerced122;
 }
 }
 }
-if("minimal" !== data131){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data131};
+if("minimal" !== data135){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -5937,22 +6089,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs352 === errors;
+var _valid9 = _errs360 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs354 = errors;
-if(typeof data131 !== "string"){
-let dataType119 = typeof data131;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data131;
+const _errs362 = errors;
+if(typeof data135 !== "string"){
+let dataType123 = typeof data135;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data135;
 }
-else if(data131 === null){
-coerced119 = "";
+else if(data135 === null){
+coerced123 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data131};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -5962,15 +6114,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced119 !== undefined){
-data131 = coerced119;
-if(data130 !== undefined){
-data130["default_effort"] = coerced119;
+if(coerced123 !== undefined){
+data135 = coerced123;
+if(data134 !== undefined){
+data134["default_effort"] = coerced123;
 }
 }
 }
-if("low" !== data131){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data131};
+if("low" !== data135){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -5979,22 +6131,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs354 === errors;
+var _valid9 = _errs362 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs356 = errors;
-if(typeof data131 !== "string"){
-let dataType120 = typeof data131;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data131;
+const _errs364 = errors;
+if(typeof data135 !== "string"){
+let dataType124 = typeof data135;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data135;
 }
-else if(data131 === null){
-coerced120 = "";
+else if(data135 === null){
+coerced124 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data131};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6004,15 +6156,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced120 !== undefined){
-data131 = coerced120;
-if(data130 !== undefined){
-data130["default_effort"] = coerced120;
+if(coerced124 !== undefined){
+data135 = coerced124;
+if(data134 !== undefined){
+data134["default_effort"] = coerced124;
 }
 }
 }
-if("medium" !== data131){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data131};
+if("medium" !== data135){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6021,22 +6173,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs356 === errors;
+var _valid9 = _errs364 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs358 = errors;
-if(typeof data131 !== "string"){
-let dataType121 = typeof data131;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data131;
+const _errs366 = errors;
+if(typeof data135 !== "string"){
+let dataType125 = typeof data135;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data135;
 }
-else if(data131 === null){
-coerced121 = "";
+else if(data135 === null){
+coerced125 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data131};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6046,15 +6198,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data131 = coerced121;
-if(data130 !== undefined){
-data130["default_effort"] = coerced121;
+if(coerced125 !== undefined){
+data135 = coerced125;
+if(data134 !== undefined){
+data134["default_effort"] = coerced125;
 }
 }
 }
-if("high" !== data131){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data131};
+if("high" !== data135){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6063,22 +6215,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs358 === errors;
+var _valid9 = _errs366 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs360 = errors;
-if(typeof data131 !== "string"){
-let dataType122 = typeof data131;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data131;
+const _errs368 = errors;
+if(typeof data135 !== "string"){
+let dataType126 = typeof data135;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data135;
 }
-else if(data131 === null){
-coerced122 = "";
+else if(data135 === null){
+coerced126 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data131};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6088,15 +6240,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced122 !== undefined){
-data131 = coerced122;
-if(data130 !== undefined){
-data130["default_effort"] = coerced122;
+if(coerced126 !== undefined){
+data135 = coerced126;
+if(data134 !== undefined){
+data134["default_effort"] = coerced126;
 }
 }
 }
-if("xhigh" !== data131){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data131};
+if("xhigh" !== data135){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6105,22 +6257,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs360 === errors;
+var _valid9 = _errs368 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs362 = errors;
-if(typeof data131 !== "string"){
-let dataType123 = typeof data131;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data131;
+const _errs370 = errors;
+if(typeof data135 !== "string"){
+let dataType127 = typeof data135;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data135;
 }
-else if(data131 === null){
-coerced123 = "";
+else if(data135 === null){
+coerced127 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data131};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6130,15 +6282,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data131 = coerced123;
-if(data130 !== undefined){
-data130["default_effort"] = coerced123;
+if(coerced127 !== undefined){
+data135 = coerced127;
+if(data134 !== undefined){
+data134["default_effort"] = coerced127;
 }
 }
 }
-if("max" !== data131){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data131};
+if("max" !== data135){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6147,7 +6299,7 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs362 === errors;
+var _valid9 = _errs370 === errors;
 valid43 = valid43 || _valid9;
 }
 }
@@ -6156,7 +6308,7 @@ valid43 = valid43 || _valid9;
 }
 }
 if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data131};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data135};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6168,52 +6320,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs349;
+errors = _errs357;
 if(vErrors !== null){
-if(_errs349){
-vErrors.length = _errs349;
+if(_errs357){
+vErrors.length = _errs357;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs348 === errors;
+var valid42 = _errs356 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data130.efforts !== undefined){
-let data132 = data130.efforts;
-const _errs364 = errors;
-if(errors === _errs364){
-if(Array.isArray(data132)){
-if(data132.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data132}];
+if(data134.efforts !== undefined){
+let data136 = data134.efforts;
+const _errs372 = errors;
+if(errors === _errs372){
+if(Array.isArray(data136)){
+if(data136.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
 return false;
 }
 else {
 var valid44 = true;
-const len6 = data132.length;
+const len6 = data136.length;
 for(let i6=0; i6<len6; i6++){
-let data133 = data132[i6];
-const _errs366 = errors;
-const _errs367 = errors;
+let data137 = data136[i6];
+const _errs374 = errors;
+const _errs375 = errors;
 let valid45 = false;
-const _errs368 = errors;
-if(typeof data133 !== "string"){
-let dataType124 = typeof data133;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data133;
+const _errs376 = errors;
+if(typeof data137 !== "string"){
+let dataType128 = typeof data137;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data137;
 }
-else if(data133 === null){
-coerced124 = "";
+else if(data137 === null){
+coerced128 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data133};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6223,15 +6375,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data133 = coerced124;
-if(data132 !== undefined){
-data132[i6] = coerced124;
+if(coerced128 !== undefined){
+data137 = coerced128;
+if(data136 !== undefined){
+data136[i6] = coerced128;
 }
 }
 }
-if("none" !== data133){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data133};
+if("none" !== data137){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6240,22 +6392,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs368 === errors;
+var _valid10 = _errs376 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs370 = errors;
-if(typeof data133 !== "string"){
-let dataType125 = typeof data133;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data133;
+const _errs378 = errors;
+if(typeof data137 !== "string"){
+let dataType129 = typeof data137;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data137;
 }
-else if(data133 === null){
-coerced125 = "";
+else if(data137 === null){
+coerced129 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data133};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6265,15 +6417,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data133 = coerced125;
-if(data132 !== undefined){
-data132[i6] = coerced125;
+if(coerced129 !== undefined){
+data137 = coerced129;
+if(data136 !== undefined){
+data136[i6] = coerced129;
 }
 }
 }
-if("minimal" !== data133){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data133};
+if("minimal" !== data137){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6282,22 +6434,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs370 === errors;
+var _valid10 = _errs378 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs372 = errors;
-if(typeof data133 !== "string"){
-let dataType126 = typeof data133;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data133;
+const _errs380 = errors;
+if(typeof data137 !== "string"){
+let dataType130 = typeof data137;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data137;
 }
-else if(data133 === null){
-coerced126 = "";
+else if(data137 === null){
+coerced130 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data133};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6307,15 +6459,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data133 = coerced126;
-if(data132 !== undefined){
-data132[i6] = coerced126;
+if(coerced130 !== undefined){
+data137 = coerced130;
+if(data136 !== undefined){
+data136[i6] = coerced130;
 }
 }
 }
-if("low" !== data133){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data133};
+if("low" !== data137){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6324,22 +6476,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs372 === errors;
+var _valid10 = _errs380 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs374 = errors;
-if(typeof data133 !== "string"){
-let dataType127 = typeof data133;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data133;
+const _errs382 = errors;
+if(typeof data137 !== "string"){
+let dataType131 = typeof data137;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data137;
 }
-else if(data133 === null){
-coerced127 = "";
+else if(data137 === null){
+coerced131 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data133};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6349,15 +6501,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data133 = coerced127;
-if(data132 !== undefined){
-data132[i6] = coerced127;
+if(coerced131 !== undefined){
+data137 = coerced131;
+if(data136 !== undefined){
+data136[i6] = coerced131;
 }
 }
 }
-if("medium" !== data133){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data133};
+if("medium" !== data137){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6366,22 +6518,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs374 === errors;
+var _valid10 = _errs382 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs376 = errors;
-if(typeof data133 !== "string"){
-let dataType128 = typeof data133;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data133;
+const _errs384 = errors;
+if(typeof data137 !== "string"){
+let dataType132 = typeof data137;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data137;
 }
-else if(data133 === null){
-coerced128 = "";
+else if(data137 === null){
+coerced132 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data133};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6391,15 +6543,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data133 = coerced128;
-if(data132 !== undefined){
-data132[i6] = coerced128;
+if(coerced132 !== undefined){
+data137 = coerced132;
+if(data136 !== undefined){
+data136[i6] = coerced132;
 }
 }
 }
-if("high" !== data133){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data133};
+if("high" !== data137){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6408,22 +6560,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs376 === errors;
+var _valid10 = _errs384 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs378 = errors;
-if(typeof data133 !== "string"){
-let dataType129 = typeof data133;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data133;
+const _errs386 = errors;
+if(typeof data137 !== "string"){
+let dataType133 = typeof data137;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data137;
 }
-else if(data133 === null){
-coerced129 = "";
+else if(data137 === null){
+coerced133 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data133};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6433,15 +6585,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data133 = coerced129;
-if(data132 !== undefined){
-data132[i6] = coerced129;
+if(coerced133 !== undefined){
+data137 = coerced133;
+if(data136 !== undefined){
+data136[i6] = coerced133;
 }
 }
 }
-if("xhigh" !== data133){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data133};
+if("xhigh" !== data137){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6450,22 +6602,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs378 === errors;
+var _valid10 = _errs386 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs380 = errors;
-if(typeof data133 !== "string"){
-let dataType130 = typeof data133;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data133;
+const _errs388 = errors;
+if(typeof data137 !== "string"){
+let dataType134 = typeof data137;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data137;
 }
-else if(data133 === null){
-coerced130 = "";
+else if(data137 === null){
+coerced134 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data133};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6475,15 +6627,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data133 = coerced130;
-if(data132 !== undefined){
-data132[i6] = coerced130;
+if(coerced134 !== undefined){
+data137 = coerced134;
+if(data136 !== undefined){
+data136[i6] = coerced134;
 }
 }
 }
-if("max" !== data133){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data133};
+if("max" !== data137){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6492,7 +6644,7 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs380 === errors;
+var _valid10 = _errs388 === errors;
 valid45 = valid45 || _valid10;
 }
 }
@@ -6501,7 +6653,7 @@ valid45 = valid45 || _valid10;
 }
 }
 if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data133};
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data137};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6513,17 +6665,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs367;
+errors = _errs375;
 if(vErrors !== null){
-if(_errs367){
-vErrors.length = _errs367;
+if(_errs375){
+vErrors.length = _errs375;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs366 === errors;
+var valid44 = _errs374 === errors;
 if(!valid44){
 break;
 }
@@ -6531,34 +6683,34 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
 return false;
 }
 }
-var valid42 = _errs364 === errors;
+var valid42 = _errs372 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data130.style !== undefined){
-let data134 = data130.style;
-const _errs382 = errors;
-const _errs383 = errors;
+if(data134.style !== undefined){
+let data138 = data134.style;
+const _errs390 = errors;
+const _errs391 = errors;
 let valid46 = false;
-const _errs384 = errors;
-if(typeof data134 !== "string"){
-let dataType131 = typeof data134;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data134;
+const _errs392 = errors;
+if(typeof data138 !== "string"){
+let dataType135 = typeof data138;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data138;
 }
-else if(data134 === null){
-coerced131 = "";
+else if(data138 === null){
+coerced135 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data134};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6568,15 +6720,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data134 = coerced131;
-if(data130 !== undefined){
-data130["style"] = coerced131;
+if(coerced135 !== undefined){
+data138 = coerced135;
+if(data134 !== undefined){
+data134["style"] = coerced135;
 }
 }
 }
-if("budget" !== data134){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data134};
+if("budget" !== data138){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6585,22 +6737,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs384 === errors;
+var _valid11 = _errs392 === errors;
 valid46 = valid46 || _valid11;
 if(!valid46){
-const _errs386 = errors;
-if(typeof data134 !== "string"){
-let dataType132 = typeof data134;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data134;
+const _errs394 = errors;
+if(typeof data138 !== "string"){
+let dataType136 = typeof data138;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data138;
 }
-else if(data134 === null){
-coerced132 = "";
+else if(data138 === null){
+coerced136 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data134};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6610,15 +6762,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data134 = coerced132;
-if(data130 !== undefined){
-data130["style"] = coerced132;
+if(coerced136 !== undefined){
+data138 = coerced136;
+if(data134 !== undefined){
+data134["style"] = coerced136;
 }
 }
 }
-if("level" !== data134){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data134};
+if("level" !== data138){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6627,11 +6779,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs386 === errors;
+var _valid11 = _errs394 === errors;
 valid46 = valid46 || _valid11;
 }
 if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data134};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data138};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6643,186 +6795,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs383;
+errors = _errs391;
 if(vErrors !== null){
-if(_errs383){
-vErrors.length = _errs383;
+if(_errs391){
+vErrors.length = _errs391;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs382 === errors;
+var valid42 = _errs390 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data130.budgets !== undefined){
-let data135 = data130.budgets;
-const _errs388 = errors;
-if(errors === _errs388){
-if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
-const _errs390 = errors;
-for(const key28 in data135){
+if(data134.budgets !== undefined){
+let data139 = data134.budgets;
+const _errs396 = errors;
+if(errors === _errs396){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+const _errs398 = errors;
+for(const key28 in data139){
 if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
 return false;
 break;
 }
 }
-if(_errs390 === errors){
-if(data135.none !== undefined){
-let data136 = data135.none;
-const _errs391 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType133 = typeof data136;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 === "boolean" || data136 === null
-              || (dataType133 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced133 = +data136;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data136}];
-return false;
-}
-}
-if(coerced133 !== undefined){
-data136 = coerced133;
-if(data135 !== undefined){
-data135["none"] = coerced133;
-}
-}
-}
-if(errors === _errs391){
-if(typeof data136 == "number"){
-if(data136 < 0 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data136}];
-return false;
-}
-}
-}
-var valid47 = _errs391 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data135.minimal !== undefined){
-let data137 = data135.minimal;
-const _errs393 = errors;
-if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
-let dataType134 = typeof data137;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 === "boolean" || data137 === null
-              || (dataType134 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
-coerced134 = +data137;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data137}];
-return false;
-}
-}
-if(coerced134 !== undefined){
-data137 = coerced134;
-if(data135 !== undefined){
-data135["minimal"] = coerced134;
-}
-}
-}
-if(errors === _errs393){
-if(typeof data137 == "number"){
-if(data137 < 1 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data137}];
-return false;
-}
-}
-}
-var valid47 = _errs393 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data135.low !== undefined){
-let data138 = data135.low;
-const _errs395 = errors;
-if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
-let dataType135 = typeof data138;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 === "boolean" || data138 === null
-              || (dataType135 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
-coerced135 = +data138;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data138}];
-return false;
-}
-}
-if(coerced135 !== undefined){
-data138 = coerced135;
-if(data135 !== undefined){
-data135["low"] = coerced135;
-}
-}
-}
-if(errors === _errs395){
-if(typeof data138 == "number"){
-if(data138 < 1 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data138}];
-return false;
-}
-}
-}
-var valid47 = _errs395 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data135.medium !== undefined){
-let data139 = data135.medium;
-const _errs397 = errors;
-if(!((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139)))){
-let dataType136 = typeof data139;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 === "boolean" || data139 === null
-              || (dataType136 === "string" && data139 && data139 == +data139 && !(data139 % 1))){
-coerced136 = +data139;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data139}];
-return false;
-}
-}
-if(coerced136 !== undefined){
-data139 = coerced136;
-if(data135 !== undefined){
-data135["medium"] = coerced136;
-}
-}
-}
-if(errors === _errs397){
-if(typeof data139 == "number"){
-if(data139 < 1 || isNaN(data139)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data139}];
-return false;
-}
-}
-}
-var valid47 = _errs397 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data135.high !== undefined){
-let data140 = data135.high;
+if(_errs398 === errors){
+if(data139.none !== undefined){
+let data140 = data139.none;
 const _errs399 = errors;
 if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
 let dataType137 = typeof data140;
@@ -6833,21 +6837,21 @@ if(dataType137 === "boolean" || data140 === null
 coerced137 = +data140;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data140}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
 return false;
 }
 }
 if(coerced137 !== undefined){
 data140 = coerced137;
-if(data135 !== undefined){
-data135["high"] = coerced137;
+if(data139 !== undefined){
+data139["none"] = coerced137;
 }
 }
 }
 if(errors === _errs399){
 if(typeof data140 == "number"){
-if(data140 < 1 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data140}];
+if(data140 < 0 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
 return false;
 }
 }
@@ -6858,8 +6862,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data135.xhigh !== undefined){
-let data141 = data135.xhigh;
+if(data139.minimal !== undefined){
+let data141 = data139.minimal;
 const _errs401 = errors;
 if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
 let dataType138 = typeof data141;
@@ -6870,21 +6874,21 @@ if(dataType138 === "boolean" || data141 === null
 coerced138 = +data141;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
 return false;
 }
 }
 if(coerced138 !== undefined){
 data141 = coerced138;
-if(data135 !== undefined){
-data135["xhigh"] = coerced138;
+if(data139 !== undefined){
+data139["minimal"] = coerced138;
 }
 }
 }
 if(errors === _errs401){
 if(typeof data141 == "number"){
 if(data141 < 1 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
 return false;
 }
 }
@@ -6895,8 +6899,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data135.max !== undefined){
-let data142 = data135.max;
+if(data139.low !== undefined){
+let data142 = data139.low;
 const _errs403 = errors;
 if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
 let dataType139 = typeof data142;
@@ -6907,26 +6911,174 @@ if(dataType139 === "boolean" || data142 === null
 coerced139 = +data142;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
 return false;
 }
 }
 if(coerced139 !== undefined){
 data142 = coerced139;
-if(data135 !== undefined){
-data135["max"] = coerced139;
+if(data139 !== undefined){
+data139["low"] = coerced139;
 }
 }
 }
 if(errors === _errs403){
 if(typeof data142 == "number"){
 if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
 return false;
 }
 }
 }
 var valid47 = _errs403 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data139.medium !== undefined){
+let data143 = data139.medium;
+const _errs405 = errors;
+if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
+let dataType140 = typeof data143;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 === "boolean" || data143 === null
+              || (dataType140 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced140 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
+return false;
+}
+}
+if(coerced140 !== undefined){
+data143 = coerced140;
+if(data139 !== undefined){
+data139["medium"] = coerced140;
+}
+}
+}
+if(errors === _errs405){
+if(typeof data143 == "number"){
+if(data143 < 1 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
+return false;
+}
+}
+}
+var valid47 = _errs405 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data139.high !== undefined){
+let data144 = data139.high;
+const _errs407 = errors;
+if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
+let dataType141 = typeof data144;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 === "boolean" || data144 === null
+              || (dataType141 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
+coerced141 = +data144;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
+return false;
+}
+}
+if(coerced141 !== undefined){
+data144 = coerced141;
+if(data139 !== undefined){
+data139["high"] = coerced141;
+}
+}
+}
+if(errors === _errs407){
+if(typeof data144 == "number"){
+if(data144 < 1 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
+return false;
+}
+}
+}
+var valid47 = _errs407 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data139.xhigh !== undefined){
+let data145 = data139.xhigh;
+const _errs409 = errors;
+if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
+let dataType142 = typeof data145;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 === "boolean" || data145 === null
+              || (dataType142 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
+coerced142 = +data145;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
+return false;
+}
+}
+if(coerced142 !== undefined){
+data145 = coerced142;
+if(data139 !== undefined){
+data139["xhigh"] = coerced142;
+}
+}
+}
+if(errors === _errs409){
+if(typeof data145 == "number"){
+if(data145 < 1 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
+return false;
+}
+}
+}
+var valid47 = _errs409 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data139.max !== undefined){
+let data146 = data139.max;
+const _errs411 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType143 = typeof data146;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 === "boolean" || data146 === null
+              || (dataType143 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced143 = +data146;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
+return false;
+}
+}
+if(coerced143 !== undefined){
+data146 = coerced143;
+if(data139 !== undefined){
+data139["max"] = coerced143;
+}
+}
+}
+if(errors === _errs411){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
+return false;
+}
+}
+}
+var valid47 = _errs411 === errors;
 }
 else {
 var valid47 = true;
@@ -6940,48 +7092,48 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
 return false;
 }
 }
-var valid42 = _errs388 === errors;
+var valid42 = _errs396 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data130.levels !== undefined){
-let data143 = data130.levels;
-const _errs405 = errors;
-if(errors === _errs405){
-if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
-const _errs407 = errors;
-for(const key29 in data143){
+if(data134.levels !== undefined){
+let data147 = data134.levels;
+const _errs413 = errors;
+if(errors === _errs413){
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+const _errs415 = errors;
+for(const key29 in data147){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
 return false;
 break;
 }
 }
-if(_errs407 === errors){
-if(data143.none !== undefined){
-let data144 = data143.none;
-const _errs408 = errors;
-const _errs409 = errors;
+if(_errs415 === errors){
+if(data147.none !== undefined){
+let data148 = data147.none;
+const _errs416 = errors;
+const _errs417 = errors;
 let valid49 = false;
-const _errs410 = errors;
-if(typeof data144 !== "string"){
-let dataType140 = typeof data144;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data144;
+const _errs418 = errors;
+if(typeof data148 !== "string"){
+let dataType144 = typeof data148;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data148;
 }
-else if(data144 === null){
-coerced140 = "";
+else if(data148 === null){
+coerced144 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data144};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -6991,15 +7143,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data144 = coerced140;
-if(data143 !== undefined){
-data143["none"] = coerced140;
+if(coerced144 !== undefined){
+data148 = coerced144;
+if(data147 !== undefined){
+data147["none"] = coerced144;
 }
 }
 }
-if("minimal" !== data144){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data144};
+if("minimal" !== data148){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7008,22 +7160,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs410 === errors;
+var _valid12 = _errs418 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs412 = errors;
-if(typeof data144 !== "string"){
-let dataType141 = typeof data144;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data144;
+const _errs420 = errors;
+if(typeof data148 !== "string"){
+let dataType145 = typeof data148;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data148;
 }
-else if(data144 === null){
-coerced141 = "";
+else if(data148 === null){
+coerced145 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data144};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7033,15 +7185,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data144 = coerced141;
-if(data143 !== undefined){
-data143["none"] = coerced141;
+if(coerced145 !== undefined){
+data148 = coerced145;
+if(data147 !== undefined){
+data147["none"] = coerced145;
 }
 }
 }
-if("low" !== data144){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data144};
+if("low" !== data148){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7050,22 +7202,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs412 === errors;
+var _valid12 = _errs420 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs414 = errors;
-if(typeof data144 !== "string"){
-let dataType142 = typeof data144;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data144;
+const _errs422 = errors;
+if(typeof data148 !== "string"){
+let dataType146 = typeof data148;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data148;
 }
-else if(data144 === null){
-coerced142 = "";
+else if(data148 === null){
+coerced146 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data144};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7075,15 +7227,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data144 = coerced142;
-if(data143 !== undefined){
-data143["none"] = coerced142;
+if(coerced146 !== undefined){
+data148 = coerced146;
+if(data147 !== undefined){
+data147["none"] = coerced146;
 }
 }
 }
-if("medium" !== data144){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data144};
+if("medium" !== data148){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7092,22 +7244,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs414 === errors;
+var _valid12 = _errs422 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs416 = errors;
-if(typeof data144 !== "string"){
-let dataType143 = typeof data144;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data144;
+const _errs424 = errors;
+if(typeof data148 !== "string"){
+let dataType147 = typeof data148;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data148;
 }
-else if(data144 === null){
-coerced143 = "";
+else if(data148 === null){
+coerced147 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data144};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7117,15 +7269,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data144 = coerced143;
-if(data143 !== undefined){
-data143["none"] = coerced143;
+if(coerced147 !== undefined){
+data148 = coerced147;
+if(data147 !== undefined){
+data147["none"] = coerced147;
 }
 }
 }
-if("high" !== data144){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data144};
+if("high" !== data148){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7134,22 +7286,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs416 === errors;
+var _valid12 = _errs424 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs418 = errors;
-if(typeof data144 !== "string"){
-let dataType144 = typeof data144;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data144;
+const _errs426 = errors;
+if(typeof data148 !== "string"){
+let dataType148 = typeof data148;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data148;
 }
-else if(data144 === null){
-coerced144 = "";
+else if(data148 === null){
+coerced148 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data144};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7159,15 +7311,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data144 = coerced144;
-if(data143 !== undefined){
-data143["none"] = coerced144;
+if(coerced148 !== undefined){
+data148 = coerced148;
+if(data147 !== undefined){
+data147["none"] = coerced148;
 }
 }
 }
-if("xhigh" !== data144){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data144};
+if("xhigh" !== data148){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7176,22 +7328,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs418 === errors;
+var _valid12 = _errs426 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs420 = errors;
-if(typeof data144 !== "string"){
-let dataType145 = typeof data144;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data144;
+const _errs428 = errors;
+if(typeof data148 !== "string"){
+let dataType149 = typeof data148;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data148;
 }
-else if(data144 === null){
-coerced145 = "";
+else if(data148 === null){
+coerced149 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data144};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7201,15 +7353,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data144 = coerced145;
-if(data143 !== undefined){
-data143["none"] = coerced145;
+if(coerced149 !== undefined){
+data148 = coerced149;
+if(data147 !== undefined){
+data147["none"] = coerced149;
 }
 }
 }
-if("max" !== data144){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data144};
+if("max" !== data148){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7218,7 +7370,7 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs420 === errors;
+var _valid12 = _errs428 === errors;
 valid49 = valid49 || _valid12;
 }
 }
@@ -7226,7 +7378,7 @@ valid49 = valid49 || _valid12;
 }
 }
 if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data144};
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data148};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7238,40 +7390,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs409;
+errors = _errs417;
 if(vErrors !== null){
-if(_errs409){
-vErrors.length = _errs409;
+if(_errs417){
+vErrors.length = _errs417;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs408 === errors;
+var valid48 = _errs416 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data143.minimal !== undefined){
-let data145 = data143.minimal;
-const _errs422 = errors;
-const _errs423 = errors;
+if(data147.minimal !== undefined){
+let data149 = data147.minimal;
+const _errs430 = errors;
+const _errs431 = errors;
 let valid50 = false;
-const _errs424 = errors;
-if(typeof data145 !== "string"){
-let dataType146 = typeof data145;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data145;
+const _errs432 = errors;
+if(typeof data149 !== "string"){
+let dataType150 = typeof data149;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data149;
 }
-else if(data145 === null){
-coerced146 = "";
+else if(data149 === null){
+coerced150 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data145};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7281,15 +7433,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data145 = coerced146;
-if(data143 !== undefined){
-data143["minimal"] = coerced146;
+if(coerced150 !== undefined){
+data149 = coerced150;
+if(data147 !== undefined){
+data147["minimal"] = coerced150;
 }
 }
 }
-if("minimal" !== data145){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data145};
+if("minimal" !== data149){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7298,22 +7450,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs424 === errors;
+var _valid13 = _errs432 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs426 = errors;
-if(typeof data145 !== "string"){
-let dataType147 = typeof data145;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data145;
+const _errs434 = errors;
+if(typeof data149 !== "string"){
+let dataType151 = typeof data149;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data149;
 }
-else if(data145 === null){
-coerced147 = "";
+else if(data149 === null){
+coerced151 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data145};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7323,15 +7475,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data145 = coerced147;
-if(data143 !== undefined){
-data143["minimal"] = coerced147;
+if(coerced151 !== undefined){
+data149 = coerced151;
+if(data147 !== undefined){
+data147["minimal"] = coerced151;
 }
 }
 }
-if("low" !== data145){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data145};
+if("low" !== data149){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7340,22 +7492,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs426 === errors;
+var _valid13 = _errs434 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs428 = errors;
-if(typeof data145 !== "string"){
-let dataType148 = typeof data145;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data145;
+const _errs436 = errors;
+if(typeof data149 !== "string"){
+let dataType152 = typeof data149;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data149;
 }
-else if(data145 === null){
-coerced148 = "";
+else if(data149 === null){
+coerced152 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data145};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7365,15 +7517,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data145 = coerced148;
-if(data143 !== undefined){
-data143["minimal"] = coerced148;
+if(coerced152 !== undefined){
+data149 = coerced152;
+if(data147 !== undefined){
+data147["minimal"] = coerced152;
 }
 }
 }
-if("medium" !== data145){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data145};
+if("medium" !== data149){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7382,22 +7534,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs428 === errors;
+var _valid13 = _errs436 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs430 = errors;
-if(typeof data145 !== "string"){
-let dataType149 = typeof data145;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data145;
+const _errs438 = errors;
+if(typeof data149 !== "string"){
+let dataType153 = typeof data149;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data149;
 }
-else if(data145 === null){
-coerced149 = "";
+else if(data149 === null){
+coerced153 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data145};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7407,15 +7559,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data145 = coerced149;
-if(data143 !== undefined){
-data143["minimal"] = coerced149;
+if(coerced153 !== undefined){
+data149 = coerced153;
+if(data147 !== undefined){
+data147["minimal"] = coerced153;
 }
 }
 }
-if("high" !== data145){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data145};
+if("high" !== data149){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7424,22 +7576,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs430 === errors;
+var _valid13 = _errs438 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs432 = errors;
-if(typeof data145 !== "string"){
-let dataType150 = typeof data145;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data145;
+const _errs440 = errors;
+if(typeof data149 !== "string"){
+let dataType154 = typeof data149;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data149;
 }
-else if(data145 === null){
-coerced150 = "";
+else if(data149 === null){
+coerced154 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data145};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7449,15 +7601,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data145 = coerced150;
-if(data143 !== undefined){
-data143["minimal"] = coerced150;
+if(coerced154 !== undefined){
+data149 = coerced154;
+if(data147 !== undefined){
+data147["minimal"] = coerced154;
 }
 }
 }
-if("xhigh" !== data145){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data145};
+if("xhigh" !== data149){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7466,22 +7618,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs432 === errors;
+var _valid13 = _errs440 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs434 = errors;
-if(typeof data145 !== "string"){
-let dataType151 = typeof data145;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data145;
+const _errs442 = errors;
+if(typeof data149 !== "string"){
+let dataType155 = typeof data149;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data149;
 }
-else if(data145 === null){
-coerced151 = "";
+else if(data149 === null){
+coerced155 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data145};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7491,15 +7643,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data145 = coerced151;
-if(data143 !== undefined){
-data143["minimal"] = coerced151;
+if(coerced155 !== undefined){
+data149 = coerced155;
+if(data147 !== undefined){
+data147["minimal"] = coerced155;
 }
 }
 }
-if("max" !== data145){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data145};
+if("max" !== data149){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7508,7 +7660,7 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs434 === errors;
+var _valid13 = _errs442 === errors;
 valid50 = valid50 || _valid13;
 }
 }
@@ -7516,7 +7668,7 @@ valid50 = valid50 || _valid13;
 }
 }
 if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data145};
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data149};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7528,40 +7680,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs423;
+errors = _errs431;
 if(vErrors !== null){
-if(_errs423){
-vErrors.length = _errs423;
+if(_errs431){
+vErrors.length = _errs431;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs422 === errors;
+var valid48 = _errs430 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data143.low !== undefined){
-let data146 = data143.low;
-const _errs436 = errors;
-const _errs437 = errors;
+if(data147.low !== undefined){
+let data150 = data147.low;
+const _errs444 = errors;
+const _errs445 = errors;
 let valid51 = false;
-const _errs438 = errors;
-if(typeof data146 !== "string"){
-let dataType152 = typeof data146;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data146;
+const _errs446 = errors;
+if(typeof data150 !== "string"){
+let dataType156 = typeof data150;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data150;
 }
-else if(data146 === null){
-coerced152 = "";
+else if(data150 === null){
+coerced156 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data146};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7571,15 +7723,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data146 = coerced152;
-if(data143 !== undefined){
-data143["low"] = coerced152;
+if(coerced156 !== undefined){
+data150 = coerced156;
+if(data147 !== undefined){
+data147["low"] = coerced156;
 }
 }
 }
-if("minimal" !== data146){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data146};
+if("minimal" !== data150){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7588,22 +7740,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs438 === errors;
+var _valid14 = _errs446 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs440 = errors;
-if(typeof data146 !== "string"){
-let dataType153 = typeof data146;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data146;
+const _errs448 = errors;
+if(typeof data150 !== "string"){
+let dataType157 = typeof data150;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data150;
 }
-else if(data146 === null){
-coerced153 = "";
+else if(data150 === null){
+coerced157 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data146};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7613,15 +7765,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data146 = coerced153;
-if(data143 !== undefined){
-data143["low"] = coerced153;
+if(coerced157 !== undefined){
+data150 = coerced157;
+if(data147 !== undefined){
+data147["low"] = coerced157;
 }
 }
 }
-if("low" !== data146){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data146};
+if("low" !== data150){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7630,22 +7782,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs440 === errors;
+var _valid14 = _errs448 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs442 = errors;
-if(typeof data146 !== "string"){
-let dataType154 = typeof data146;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data146;
+const _errs450 = errors;
+if(typeof data150 !== "string"){
+let dataType158 = typeof data150;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data150;
 }
-else if(data146 === null){
-coerced154 = "";
+else if(data150 === null){
+coerced158 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data146};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7655,15 +7807,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data146 = coerced154;
-if(data143 !== undefined){
-data143["low"] = coerced154;
+if(coerced158 !== undefined){
+data150 = coerced158;
+if(data147 !== undefined){
+data147["low"] = coerced158;
 }
 }
 }
-if("medium" !== data146){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data146};
+if("medium" !== data150){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7672,22 +7824,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs442 === errors;
+var _valid14 = _errs450 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs444 = errors;
-if(typeof data146 !== "string"){
-let dataType155 = typeof data146;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data146;
+const _errs452 = errors;
+if(typeof data150 !== "string"){
+let dataType159 = typeof data150;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data150;
 }
-else if(data146 === null){
-coerced155 = "";
+else if(data150 === null){
+coerced159 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data146};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7697,15 +7849,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data146 = coerced155;
-if(data143 !== undefined){
-data143["low"] = coerced155;
+if(coerced159 !== undefined){
+data150 = coerced159;
+if(data147 !== undefined){
+data147["low"] = coerced159;
 }
 }
 }
-if("high" !== data146){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data146};
+if("high" !== data150){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7714,22 +7866,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs444 === errors;
+var _valid14 = _errs452 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs446 = errors;
-if(typeof data146 !== "string"){
-let dataType156 = typeof data146;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data146;
+const _errs454 = errors;
+if(typeof data150 !== "string"){
+let dataType160 = typeof data150;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data150;
 }
-else if(data146 === null){
-coerced156 = "";
+else if(data150 === null){
+coerced160 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data146};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7739,15 +7891,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data146 = coerced156;
-if(data143 !== undefined){
-data143["low"] = coerced156;
+if(coerced160 !== undefined){
+data150 = coerced160;
+if(data147 !== undefined){
+data147["low"] = coerced160;
 }
 }
 }
-if("xhigh" !== data146){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data146};
+if("xhigh" !== data150){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7756,22 +7908,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs446 === errors;
+var _valid14 = _errs454 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs448 = errors;
-if(typeof data146 !== "string"){
-let dataType157 = typeof data146;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data146;
+const _errs456 = errors;
+if(typeof data150 !== "string"){
+let dataType161 = typeof data150;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data150;
 }
-else if(data146 === null){
-coerced157 = "";
+else if(data150 === null){
+coerced161 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data146};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7781,15 +7933,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data146 = coerced157;
-if(data143 !== undefined){
-data143["low"] = coerced157;
+if(coerced161 !== undefined){
+data150 = coerced161;
+if(data147 !== undefined){
+data147["low"] = coerced161;
 }
 }
 }
-if("max" !== data146){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data146};
+if("max" !== data150){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7798,7 +7950,7 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs448 === errors;
+var _valid14 = _errs456 === errors;
 valid51 = valid51 || _valid14;
 }
 }
@@ -7806,7 +7958,7 @@ valid51 = valid51 || _valid14;
 }
 }
 if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data146};
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data150};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7818,40 +7970,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs437;
+errors = _errs445;
 if(vErrors !== null){
-if(_errs437){
-vErrors.length = _errs437;
+if(_errs445){
+vErrors.length = _errs445;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs436 === errors;
+var valid48 = _errs444 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data143.medium !== undefined){
-let data147 = data143.medium;
-const _errs450 = errors;
-const _errs451 = errors;
+if(data147.medium !== undefined){
+let data151 = data147.medium;
+const _errs458 = errors;
+const _errs459 = errors;
 let valid52 = false;
-const _errs452 = errors;
-if(typeof data147 !== "string"){
-let dataType158 = typeof data147;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data147;
+const _errs460 = errors;
+if(typeof data151 !== "string"){
+let dataType162 = typeof data151;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data151;
 }
-else if(data147 === null){
-coerced158 = "";
+else if(data151 === null){
+coerced162 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data147};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -7861,15 +8013,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data147 = coerced158;
-if(data143 !== undefined){
-data143["medium"] = coerced158;
+if(coerced162 !== undefined){
+data151 = coerced162;
+if(data147 !== undefined){
+data147["medium"] = coerced162;
 }
 }
 }
-if("minimal" !== data147){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data147};
+if("minimal" !== data151){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -7878,22 +8030,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs452 === errors;
+var _valid15 = _errs460 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs454 = errors;
-if(typeof data147 !== "string"){
-let dataType159 = typeof data147;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data147;
+const _errs462 = errors;
+if(typeof data151 !== "string"){
+let dataType163 = typeof data151;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data151;
 }
-else if(data147 === null){
-coerced159 = "";
+else if(data151 === null){
+coerced163 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data147};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -7903,15 +8055,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data147 = coerced159;
-if(data143 !== undefined){
-data143["medium"] = coerced159;
+if(coerced163 !== undefined){
+data151 = coerced163;
+if(data147 !== undefined){
+data147["medium"] = coerced163;
 }
 }
 }
-if("low" !== data147){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data147};
+if("low" !== data151){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -7920,22 +8072,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs454 === errors;
+var _valid15 = _errs462 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs456 = errors;
-if(typeof data147 !== "string"){
-let dataType160 = typeof data147;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data147;
+const _errs464 = errors;
+if(typeof data151 !== "string"){
+let dataType164 = typeof data151;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data151;
 }
-else if(data147 === null){
-coerced160 = "";
+else if(data151 === null){
+coerced164 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data147};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -7945,15 +8097,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data147 = coerced160;
-if(data143 !== undefined){
-data143["medium"] = coerced160;
+if(coerced164 !== undefined){
+data151 = coerced164;
+if(data147 !== undefined){
+data147["medium"] = coerced164;
 }
 }
 }
-if("medium" !== data147){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data147};
+if("medium" !== data151){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -7962,22 +8114,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs456 === errors;
+var _valid15 = _errs464 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs458 = errors;
-if(typeof data147 !== "string"){
-let dataType161 = typeof data147;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data147;
+const _errs466 = errors;
+if(typeof data151 !== "string"){
+let dataType165 = typeof data151;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data151;
 }
-else if(data147 === null){
-coerced161 = "";
+else if(data151 === null){
+coerced165 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data147};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -7987,15 +8139,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data147 = coerced161;
-if(data143 !== undefined){
-data143["medium"] = coerced161;
+if(coerced165 !== undefined){
+data151 = coerced165;
+if(data147 !== undefined){
+data147["medium"] = coerced165;
 }
 }
 }
-if("high" !== data147){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data147};
+if("high" !== data151){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8004,22 +8156,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs458 === errors;
+var _valid15 = _errs466 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs460 = errors;
-if(typeof data147 !== "string"){
-let dataType162 = typeof data147;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data147;
+const _errs468 = errors;
+if(typeof data151 !== "string"){
+let dataType166 = typeof data151;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data151;
 }
-else if(data147 === null){
-coerced162 = "";
+else if(data151 === null){
+coerced166 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data147};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8029,15 +8181,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data147 = coerced162;
-if(data143 !== undefined){
-data143["medium"] = coerced162;
+if(coerced166 !== undefined){
+data151 = coerced166;
+if(data147 !== undefined){
+data147["medium"] = coerced166;
 }
 }
 }
-if("xhigh" !== data147){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data147};
+if("xhigh" !== data151){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8046,22 +8198,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs460 === errors;
+var _valid15 = _errs468 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs462 = errors;
-if(typeof data147 !== "string"){
-let dataType163 = typeof data147;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data147;
+const _errs470 = errors;
+if(typeof data151 !== "string"){
+let dataType167 = typeof data151;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data151;
 }
-else if(data147 === null){
-coerced163 = "";
+else if(data151 === null){
+coerced167 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data147};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -8071,15 +8223,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data147 = coerced163;
-if(data143 !== undefined){
-data143["medium"] = coerced163;
+if(coerced167 !== undefined){
+data151 = coerced167;
+if(data147 !== undefined){
+data147["medium"] = coerced167;
 }
 }
 }
-if("max" !== data147){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data147};
+if("max" !== data151){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -8088,7 +8240,7 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs462 === errors;
+var _valid15 = _errs470 === errors;
 valid52 = valid52 || _valid15;
 }
 }
@@ -8096,7 +8248,7 @@ valid52 = valid52 || _valid15;
 }
 }
 if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data147};
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data151};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -8108,40 +8260,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs451;
+errors = _errs459;
 if(vErrors !== null){
-if(_errs451){
-vErrors.length = _errs451;
+if(_errs459){
+vErrors.length = _errs459;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs450 === errors;
+var valid48 = _errs458 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data143.high !== undefined){
-let data148 = data143.high;
-const _errs464 = errors;
-const _errs465 = errors;
+if(data147.high !== undefined){
+let data152 = data147.high;
+const _errs472 = errors;
+const _errs473 = errors;
 let valid53 = false;
-const _errs466 = errors;
-if(typeof data148 !== "string"){
-let dataType164 = typeof data148;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data148;
+const _errs474 = errors;
+if(typeof data152 !== "string"){
+let dataType168 = typeof data152;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data152;
 }
-else if(data148 === null){
-coerced164 = "";
+else if(data152 === null){
+coerced168 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data148};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8151,15 +8303,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data148 = coerced164;
-if(data143 !== undefined){
-data143["high"] = coerced164;
+if(coerced168 !== undefined){
+data152 = coerced168;
+if(data147 !== undefined){
+data147["high"] = coerced168;
 }
 }
 }
-if("minimal" !== data148){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data148};
+if("minimal" !== data152){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8168,22 +8320,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs466 === errors;
+var _valid16 = _errs474 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs468 = errors;
-if(typeof data148 !== "string"){
-let dataType165 = typeof data148;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data148;
+const _errs476 = errors;
+if(typeof data152 !== "string"){
+let dataType169 = typeof data152;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data152;
 }
-else if(data148 === null){
-coerced165 = "";
+else if(data152 === null){
+coerced169 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data148};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8193,15 +8345,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data148 = coerced165;
-if(data143 !== undefined){
-data143["high"] = coerced165;
+if(coerced169 !== undefined){
+data152 = coerced169;
+if(data147 !== undefined){
+data147["high"] = coerced169;
 }
 }
 }
-if("low" !== data148){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data148};
+if("low" !== data152){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8210,22 +8362,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs468 === errors;
+var _valid16 = _errs476 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs470 = errors;
-if(typeof data148 !== "string"){
-let dataType166 = typeof data148;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data148;
+const _errs478 = errors;
+if(typeof data152 !== "string"){
+let dataType170 = typeof data152;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data152;
 }
-else if(data148 === null){
-coerced166 = "";
+else if(data152 === null){
+coerced170 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data148};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8235,15 +8387,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data148 = coerced166;
-if(data143 !== undefined){
-data143["high"] = coerced166;
+if(coerced170 !== undefined){
+data152 = coerced170;
+if(data147 !== undefined){
+data147["high"] = coerced170;
 }
 }
 }
-if("medium" !== data148){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data148};
+if("medium" !== data152){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8252,22 +8404,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs470 === errors;
+var _valid16 = _errs478 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs472 = errors;
-if(typeof data148 !== "string"){
-let dataType167 = typeof data148;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data148;
+const _errs480 = errors;
+if(typeof data152 !== "string"){
+let dataType171 = typeof data152;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data152;
 }
-else if(data148 === null){
-coerced167 = "";
+else if(data152 === null){
+coerced171 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data148};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8277,15 +8429,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data148 = coerced167;
-if(data143 !== undefined){
-data143["high"] = coerced167;
+if(coerced171 !== undefined){
+data152 = coerced171;
+if(data147 !== undefined){
+data147["high"] = coerced171;
 }
 }
 }
-if("high" !== data148){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data148};
+if("high" !== data152){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8294,22 +8446,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs472 === errors;
+var _valid16 = _errs480 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs474 = errors;
-if(typeof data148 !== "string"){
-let dataType168 = typeof data148;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data148;
+const _errs482 = errors;
+if(typeof data152 !== "string"){
+let dataType172 = typeof data152;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data152;
 }
-else if(data148 === null){
-coerced168 = "";
+else if(data152 === null){
+coerced172 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data148};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8319,15 +8471,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data148 = coerced168;
-if(data143 !== undefined){
-data143["high"] = coerced168;
+if(coerced172 !== undefined){
+data152 = coerced172;
+if(data147 !== undefined){
+data147["high"] = coerced172;
 }
 }
 }
-if("xhigh" !== data148){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data148};
+if("xhigh" !== data152){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8336,22 +8488,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs474 === errors;
+var _valid16 = _errs482 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs476 = errors;
-if(typeof data148 !== "string"){
-let dataType169 = typeof data148;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data148;
+const _errs484 = errors;
+if(typeof data152 !== "string"){
+let dataType173 = typeof data152;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data152;
 }
-else if(data148 === null){
-coerced169 = "";
+else if(data152 === null){
+coerced173 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data148};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8361,15 +8513,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data148 = coerced169;
-if(data143 !== undefined){
-data143["high"] = coerced169;
+if(coerced173 !== undefined){
+data152 = coerced173;
+if(data147 !== undefined){
+data147["high"] = coerced173;
 }
 }
 }
-if("max" !== data148){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data148};
+if("max" !== data152){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8378,7 +8530,7 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs476 === errors;
+var _valid16 = _errs484 === errors;
 valid53 = valid53 || _valid16;
 }
 }
@@ -8386,7 +8538,7 @@ valid53 = valid53 || _valid16;
 }
 }
 if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data148};
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data152};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8398,40 +8550,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs465;
+errors = _errs473;
 if(vErrors !== null){
-if(_errs465){
-vErrors.length = _errs465;
+if(_errs473){
+vErrors.length = _errs473;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs464 === errors;
+var valid48 = _errs472 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data143.xhigh !== undefined){
-let data149 = data143.xhigh;
-const _errs478 = errors;
-const _errs479 = errors;
+if(data147.xhigh !== undefined){
+let data153 = data147.xhigh;
+const _errs486 = errors;
+const _errs487 = errors;
 let valid54 = false;
-const _errs480 = errors;
-if(typeof data149 !== "string"){
-let dataType170 = typeof data149;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data149;
+const _errs488 = errors;
+if(typeof data153 !== "string"){
+let dataType174 = typeof data153;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data153;
 }
-else if(data149 === null){
-coerced170 = "";
+else if(data153 === null){
+coerced174 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data149};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8441,15 +8593,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data149 = coerced170;
-if(data143 !== undefined){
-data143["xhigh"] = coerced170;
+if(coerced174 !== undefined){
+data153 = coerced174;
+if(data147 !== undefined){
+data147["xhigh"] = coerced174;
 }
 }
 }
-if("minimal" !== data149){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data149};
+if("minimal" !== data153){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8458,22 +8610,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs480 === errors;
+var _valid17 = _errs488 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs482 = errors;
-if(typeof data149 !== "string"){
-let dataType171 = typeof data149;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data149;
+const _errs490 = errors;
+if(typeof data153 !== "string"){
+let dataType175 = typeof data153;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data153;
 }
-else if(data149 === null){
-coerced171 = "";
+else if(data153 === null){
+coerced175 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data149};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8483,15 +8635,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data149 = coerced171;
-if(data143 !== undefined){
-data143["xhigh"] = coerced171;
+if(coerced175 !== undefined){
+data153 = coerced175;
+if(data147 !== undefined){
+data147["xhigh"] = coerced175;
 }
 }
 }
-if("low" !== data149){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data149};
+if("low" !== data153){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8500,22 +8652,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs482 === errors;
+var _valid17 = _errs490 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs484 = errors;
-if(typeof data149 !== "string"){
-let dataType172 = typeof data149;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data149;
+const _errs492 = errors;
+if(typeof data153 !== "string"){
+let dataType176 = typeof data153;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data153;
 }
-else if(data149 === null){
-coerced172 = "";
+else if(data153 === null){
+coerced176 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data149};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8525,15 +8677,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data149 = coerced172;
-if(data143 !== undefined){
-data143["xhigh"] = coerced172;
+if(coerced176 !== undefined){
+data153 = coerced176;
+if(data147 !== undefined){
+data147["xhigh"] = coerced176;
 }
 }
 }
-if("medium" !== data149){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data149};
+if("medium" !== data153){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8542,22 +8694,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs484 === errors;
+var _valid17 = _errs492 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs486 = errors;
-if(typeof data149 !== "string"){
-let dataType173 = typeof data149;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data149;
+const _errs494 = errors;
+if(typeof data153 !== "string"){
+let dataType177 = typeof data153;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data153;
 }
-else if(data149 === null){
-coerced173 = "";
+else if(data153 === null){
+coerced177 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data149};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8567,15 +8719,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data149 = coerced173;
-if(data143 !== undefined){
-data143["xhigh"] = coerced173;
+if(coerced177 !== undefined){
+data153 = coerced177;
+if(data147 !== undefined){
+data147["xhigh"] = coerced177;
 }
 }
 }
-if("high" !== data149){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data149};
+if("high" !== data153){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8584,22 +8736,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs486 === errors;
+var _valid17 = _errs494 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs488 = errors;
-if(typeof data149 !== "string"){
-let dataType174 = typeof data149;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data149;
+const _errs496 = errors;
+if(typeof data153 !== "string"){
+let dataType178 = typeof data153;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data153;
 }
-else if(data149 === null){
-coerced174 = "";
+else if(data153 === null){
+coerced178 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data149};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8609,15 +8761,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data149 = coerced174;
-if(data143 !== undefined){
-data143["xhigh"] = coerced174;
+if(coerced178 !== undefined){
+data153 = coerced178;
+if(data147 !== undefined){
+data147["xhigh"] = coerced178;
 }
 }
 }
-if("xhigh" !== data149){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data149};
+if("xhigh" !== data153){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8626,22 +8778,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs488 === errors;
+var _valid17 = _errs496 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs490 = errors;
-if(typeof data149 !== "string"){
-let dataType175 = typeof data149;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data149;
+const _errs498 = errors;
+if(typeof data153 !== "string"){
+let dataType179 = typeof data153;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data153;
 }
-else if(data149 === null){
-coerced175 = "";
+else if(data153 === null){
+coerced179 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data149};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8651,15 +8803,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data149 = coerced175;
-if(data143 !== undefined){
-data143["xhigh"] = coerced175;
+if(coerced179 !== undefined){
+data153 = coerced179;
+if(data147 !== undefined){
+data147["xhigh"] = coerced179;
 }
 }
 }
-if("max" !== data149){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data149};
+if("max" !== data153){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8668,7 +8820,7 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs490 === errors;
+var _valid17 = _errs498 === errors;
 valid54 = valid54 || _valid17;
 }
 }
@@ -8676,7 +8828,7 @@ valid54 = valid54 || _valid17;
 }
 }
 if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data149};
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data153};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8688,40 +8840,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs479;
+errors = _errs487;
 if(vErrors !== null){
-if(_errs479){
-vErrors.length = _errs479;
+if(_errs487){
+vErrors.length = _errs487;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs478 === errors;
+var valid48 = _errs486 === errors;
 }
 else {
 var valid48 = true;
 }
 if(valid48){
-if(data143.max !== undefined){
-let data150 = data143.max;
-const _errs492 = errors;
-const _errs493 = errors;
+if(data147.max !== undefined){
+let data154 = data147.max;
+const _errs500 = errors;
+const _errs501 = errors;
 let valid55 = false;
-const _errs494 = errors;
-if(typeof data150 !== "string"){
-let dataType176 = typeof data150;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data150;
+const _errs502 = errors;
+if(typeof data154 !== "string"){
+let dataType180 = typeof data154;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data154;
 }
-else if(data150 === null){
-coerced176 = "";
+else if(data154 === null){
+coerced180 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data150};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8731,15 +8883,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data150 = coerced176;
-if(data143 !== undefined){
-data143["max"] = coerced176;
+if(coerced180 !== undefined){
+data154 = coerced180;
+if(data147 !== undefined){
+data147["max"] = coerced180;
 }
 }
 }
-if("minimal" !== data150){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data150};
+if("minimal" !== data154){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8748,22 +8900,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs494 === errors;
+var _valid18 = _errs502 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs496 = errors;
-if(typeof data150 !== "string"){
-let dataType177 = typeof data150;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data150;
+const _errs504 = errors;
+if(typeof data154 !== "string"){
+let dataType181 = typeof data154;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data154;
 }
-else if(data150 === null){
-coerced177 = "";
+else if(data154 === null){
+coerced181 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data150};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8773,15 +8925,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data150 = coerced177;
-if(data143 !== undefined){
-data143["max"] = coerced177;
+if(coerced181 !== undefined){
+data154 = coerced181;
+if(data147 !== undefined){
+data147["max"] = coerced181;
 }
 }
 }
-if("low" !== data150){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data150};
+if("low" !== data154){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8790,22 +8942,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs496 === errors;
+var _valid18 = _errs504 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs498 = errors;
-if(typeof data150 !== "string"){
-let dataType178 = typeof data150;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data150;
+const _errs506 = errors;
+if(typeof data154 !== "string"){
+let dataType182 = typeof data154;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data154;
 }
-else if(data150 === null){
-coerced178 = "";
+else if(data154 === null){
+coerced182 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data150};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8815,15 +8967,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data150 = coerced178;
-if(data143 !== undefined){
-data143["max"] = coerced178;
+if(coerced182 !== undefined){
+data154 = coerced182;
+if(data147 !== undefined){
+data147["max"] = coerced182;
 }
 }
 }
-if("medium" !== data150){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data150};
+if("medium" !== data154){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8832,22 +8984,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs498 === errors;
+var _valid18 = _errs506 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs500 = errors;
-if(typeof data150 !== "string"){
-let dataType179 = typeof data150;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data150;
+const _errs508 = errors;
+if(typeof data154 !== "string"){
+let dataType183 = typeof data154;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data154;
 }
-else if(data150 === null){
-coerced179 = "";
+else if(data154 === null){
+coerced183 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data150};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -8857,15 +9009,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data150 = coerced179;
-if(data143 !== undefined){
-data143["max"] = coerced179;
+if(coerced183 !== undefined){
+data154 = coerced183;
+if(data147 !== undefined){
+data147["max"] = coerced183;
 }
 }
 }
-if("high" !== data150){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data150};
+if("high" !== data154){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -8874,22 +9026,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs500 === errors;
+var _valid18 = _errs508 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs502 = errors;
-if(typeof data150 !== "string"){
-let dataType180 = typeof data150;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data150;
+const _errs510 = errors;
+if(typeof data154 !== "string"){
+let dataType184 = typeof data154;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data154;
 }
-else if(data150 === null){
-coerced180 = "";
+else if(data154 === null){
+coerced184 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data150};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -8899,15 +9051,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data150 = coerced180;
-if(data143 !== undefined){
-data143["max"] = coerced180;
+if(coerced184 !== undefined){
+data154 = coerced184;
+if(data147 !== undefined){
+data147["max"] = coerced184;
 }
 }
 }
-if("xhigh" !== data150){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data150};
+if("xhigh" !== data154){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -8916,22 +9068,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs502 === errors;
+var _valid18 = _errs510 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs504 = errors;
-if(typeof data150 !== "string"){
-let dataType181 = typeof data150;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data150;
+const _errs512 = errors;
+if(typeof data154 !== "string"){
+let dataType185 = typeof data154;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data154;
 }
-else if(data150 === null){
-coerced181 = "";
+else if(data154 === null){
+coerced185 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data150};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -8941,15 +9093,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data150 = coerced181;
-if(data143 !== undefined){
-data143["max"] = coerced181;
+if(coerced185 !== undefined){
+data154 = coerced185;
+if(data147 !== undefined){
+data147["max"] = coerced185;
 }
 }
 }
-if("max" !== data150){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data150};
+if("max" !== data154){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -8958,7 +9110,7 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs504 === errors;
+var _valid18 = _errs512 === errors;
 valid55 = valid55 || _valid18;
 }
 }
@@ -8966,7 +9118,7 @@ valid55 = valid55 || _valid18;
 }
 }
 if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data150};
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data154};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -8978,17 +9130,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs493;
+errors = _errs501;
 if(vErrors !== null){
-if(_errs493){
-vErrors.length = _errs493;
+if(_errs501){
+vErrors.length = _errs501;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs492 === errors;
+var valid48 = _errs500 === errors;
 }
 else {
 var valid48 = true;
@@ -9002,48 +9154,48 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
 return false;
 }
 }
-var valid42 = _errs405 === errors;
+var valid42 = _errs413 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data130.answer_tokens !== undefined){
-let data151 = data130.answer_tokens;
-const _errs506 = errors;
-if(!((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151)))){
-let dataType182 = typeof data151;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 === "boolean" || data151 === null
-              || (dataType182 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
-coerced182 = +data151;
+if(data134.answer_tokens !== undefined){
+let data155 = data134.answer_tokens;
+const _errs514 = errors;
+if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
+let dataType186 = typeof data155;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 === "boolean" || data155 === null
+              || (dataType186 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced186 = +data155;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
 return false;
 }
 }
-if(coerced182 !== undefined){
-data151 = coerced182;
-if(data130 !== undefined){
-data130["answer_tokens"] = coerced182;
+if(coerced186 !== undefined){
+data155 = coerced186;
+if(data134 !== undefined){
+data134["answer_tokens"] = coerced186;
 }
 }
 }
-if(errors === _errs506){
-if(typeof data151 == "number"){
-if(data151 < 1 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data151}];
+if(errors === _errs514){
+if(typeof data155 == "number"){
+if(data155 < 1 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
 return false;
 }
 }
 }
-var valid42 = _errs506 === errors;
+var valid42 = _errs514 === errors;
 }
 else {
 var valid42 = true;
@@ -9057,186 +9209,38 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
 return false;
 }
 }
-var valid41 = _errs345 === errors;
+var valid41 = _errs353 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data123.pricing !== undefined){
-let data152 = data123.pricing;
-const _errs508 = errors;
-if(errors === _errs508){
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+if(data127.pricing !== undefined){
+let data156 = data127.pricing;
+const _errs516 = errors;
+if(errors === _errs516){
+if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
 let missing6;
-if(((data152.input === undefined) && (missing6 = "input")) || ((data152.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data152}];
+if(((data156.input === undefined) && (missing6 = "input")) || ((data156.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
 return false;
 }
 else {
-const _errs510 = errors;
-for(const key30 in data152){
+const _errs518 = errors;
+for(const key30 in data156){
 if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
 return false;
 break;
 }
 }
-if(_errs510 === errors){
-if(data152.input !== undefined){
-let data153 = data152.input;
-const _errs511 = errors;
-if(!(typeof data153 == "number")){
-let dataType183 = typeof data153;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "boolean" || data153 === null
-              || (dataType183 == "string" && data153 && data153 == +data153)){
-coerced183 = +data153;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data153}];
-return false;
-}
-}
-if(coerced183 !== undefined){
-data153 = coerced183;
-if(data152 !== undefined){
-data152["input"] = coerced183;
-}
-}
-}
-if(errors === _errs511){
-if(typeof data153 == "number"){
-if(data153 < 0 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data153}];
-return false;
-}
-}
-}
-var valid56 = _errs511 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data152.output !== undefined){
-let data154 = data152.output;
-const _errs513 = errors;
-if(!(typeof data154 == "number")){
-let dataType184 = typeof data154;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "boolean" || data154 === null
-              || (dataType184 == "string" && data154 && data154 == +data154)){
-coerced184 = +data154;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data154}];
-return false;
-}
-}
-if(coerced184 !== undefined){
-data154 = coerced184;
-if(data152 !== undefined){
-data152["output"] = coerced184;
-}
-}
-}
-if(errors === _errs513){
-if(typeof data154 == "number"){
-if(data154 < 0 || isNaN(data154)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data154}];
-return false;
-}
-}
-}
-var valid56 = _errs513 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data152.cached_input !== undefined){
-let data155 = data152.cached_input;
-const _errs515 = errors;
-if(!(typeof data155 == "number")){
-let dataType185 = typeof data155;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "boolean" || data155 === null
-              || (dataType185 == "string" && data155 && data155 == +data155)){
-coerced185 = +data155;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data155}];
-return false;
-}
-}
-if(coerced185 !== undefined){
-data155 = coerced185;
-if(data152 !== undefined){
-data152["cached_input"] = coerced185;
-}
-}
-}
-if(errors === _errs515){
-if(typeof data155 == "number"){
-if(data155 < 0 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data155}];
-return false;
-}
-}
-}
-var valid56 = _errs515 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data152.cache_write !== undefined){
-let data156 = data152.cache_write;
-const _errs517 = errors;
-if(!(typeof data156 == "number")){
-let dataType186 = typeof data156;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "boolean" || data156 === null
-              || (dataType186 == "string" && data156 && data156 == +data156)){
-coerced186 = +data156;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data156}];
-return false;
-}
-}
-if(coerced186 !== undefined){
-data156 = coerced186;
-if(data152 !== undefined){
-data152["cache_write"] = coerced186;
-}
-}
-}
-if(errors === _errs517){
-if(typeof data156 == "number"){
-if(data156 < 0 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data156}];
-return false;
-}
-}
-}
-var valid56 = _errs517 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data152.cache_write_1h !== undefined){
-let data157 = data152.cache_write_1h;
+if(_errs518 === errors){
+if(data156.input !== undefined){
+let data157 = data156.input;
 const _errs519 = errors;
 if(!(typeof data157 == "number")){
 let dataType187 = typeof data157;
@@ -9247,21 +9251,21 @@ if(dataType187 == "boolean" || data157 === null
 coerced187 = +data157;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
 return false;
 }
 }
 if(coerced187 !== undefined){
 data157 = coerced187;
-if(data152 !== undefined){
-data152["cache_write_1h"] = coerced187;
+if(data156 !== undefined){
+data156["input"] = coerced187;
 }
 }
 }
 if(errors === _errs519){
 if(typeof data157 == "number"){
 if(data157 < 0 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
 return false;
 }
 }
@@ -9272,8 +9276,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data152.reasoning !== undefined){
-let data158 = data152.reasoning;
+if(data156.output !== undefined){
+let data158 = data156.output;
 const _errs521 = errors;
 if(!(typeof data158 == "number")){
 let dataType188 = typeof data158;
@@ -9284,26 +9288,174 @@ if(dataType188 == "boolean" || data158 === null
 coerced188 = +data158;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
 return false;
 }
 }
 if(coerced188 !== undefined){
 data158 = coerced188;
-if(data152 !== undefined){
-data152["reasoning"] = coerced188;
+if(data156 !== undefined){
+data156["output"] = coerced188;
 }
 }
 }
 if(errors === _errs521){
 if(typeof data158 == "number"){
 if(data158 < 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
 return false;
 }
 }
 }
 var valid56 = _errs521 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data156.cached_input !== undefined){
+let data159 = data156.cached_input;
+const _errs523 = errors;
+if(!(typeof data159 == "number")){
+let dataType189 = typeof data159;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "boolean" || data159 === null
+              || (dataType189 == "string" && data159 && data159 == +data159)){
+coerced189 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
+return false;
+}
+}
+if(coerced189 !== undefined){
+data159 = coerced189;
+if(data156 !== undefined){
+data156["cached_input"] = coerced189;
+}
+}
+}
+if(errors === _errs523){
+if(typeof data159 == "number"){
+if(data159 < 0 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
+return false;
+}
+}
+}
+var valid56 = _errs523 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data156.cache_write !== undefined){
+let data160 = data156.cache_write;
+const _errs525 = errors;
+if(!(typeof data160 == "number")){
+let dataType190 = typeof data160;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "boolean" || data160 === null
+              || (dataType190 == "string" && data160 && data160 == +data160)){
+coerced190 = +data160;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
+return false;
+}
+}
+if(coerced190 !== undefined){
+data160 = coerced190;
+if(data156 !== undefined){
+data156["cache_write"] = coerced190;
+}
+}
+}
+if(errors === _errs525){
+if(typeof data160 == "number"){
+if(data160 < 0 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
+return false;
+}
+}
+}
+var valid56 = _errs525 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data156.cache_write_1h !== undefined){
+let data161 = data156.cache_write_1h;
+const _errs527 = errors;
+if(!(typeof data161 == "number")){
+let dataType191 = typeof data161;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "boolean" || data161 === null
+              || (dataType191 == "string" && data161 && data161 == +data161)){
+coerced191 = +data161;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
+return false;
+}
+}
+if(coerced191 !== undefined){
+data161 = coerced191;
+if(data156 !== undefined){
+data156["cache_write_1h"] = coerced191;
+}
+}
+}
+if(errors === _errs527){
+if(typeof data161 == "number"){
+if(data161 < 0 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
+return false;
+}
+}
+}
+var valid56 = _errs527 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data156.reasoning !== undefined){
+let data162 = data156.reasoning;
+const _errs529 = errors;
+if(!(typeof data162 == "number")){
+let dataType192 = typeof data162;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "boolean" || data162 === null
+              || (dataType192 == "string" && data162 && data162 == +data162)){
+coerced192 = +data162;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
+return false;
+}
+}
+if(coerced192 !== undefined){
+data162 = coerced192;
+if(data156 !== undefined){
+data156["reasoning"] = coerced192;
+}
+}
+}
+if(errors === _errs529){
+if(typeof data162 == "number"){
+if(data162 < 0 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
+return false;
+}
+}
+}
+var valid56 = _errs529 === errors;
 }
 else {
 var valid56 = true;
@@ -9317,137 +9469,137 @@ var valid56 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
 return false;
 }
 }
-var valid41 = _errs508 === errors;
+var valid41 = _errs516 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data123.priced_features !== undefined){
-let data159 = data123.priced_features;
-const _errs523 = errors;
-if(errors === _errs523){
-if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
-const _errs525 = errors;
-for(const key31 in data159){
+if(data127.priced_features !== undefined){
+let data163 = data127.priced_features;
+const _errs531 = errors;
+if(errors === _errs531){
+if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
+const _errs533 = errors;
+for(const key31 in data163){
 if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
 return false;
 break;
 }
 }
-if(_errs525 === errors){
-if(data159.server_tools !== undefined){
-let data160 = data159.server_tools;
-const _errs526 = errors;
-if(errors === _errs526){
-if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
-if(Object.keys(data160).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data160}];
+if(_errs533 === errors){
+if(data163.server_tools !== undefined){
+let data164 = data163.server_tools;
+const _errs534 = errors;
+if(errors === _errs534){
+if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
+if(Object.keys(data164).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
 return false;
 }
 else {
 var valid58 = true;
-for(const key32 in data160){
+for(const key32 in data164){
 if(pattern6.test(key32)){
-let data161 = data160[key32];
-const _errs528 = errors;
-if(errors === _errs528){
-if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
+let data165 = data164[key32];
+const _errs536 = errors;
+if(errors === _errs536){
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
 let missing7;
-if((data161.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
+if((data165.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
 return false;
 }
 else {
-const _errs530 = errors;
-for(const key33 in data161){
+const _errs538 = errors;
+for(const key33 in data165){
 if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
 return false;
 break;
 }
 }
-if(_errs530 === errors){
-if(data161.usd_per_call !== undefined){
-let data162 = data161.usd_per_call;
-const _errs531 = errors;
-if(!(typeof data162 == "number")){
-let dataType189 = typeof data162;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "boolean" || data162 === null
-              || (dataType189 == "string" && data162 && data162 == +data162)){
-coerced189 = +data162;
+if(_errs538 === errors){
+if(data165.usd_per_call !== undefined){
+let data166 = data165.usd_per_call;
+const _errs539 = errors;
+if(!(typeof data166 == "number")){
+let dataType193 = typeof data166;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "boolean" || data166 === null
+              || (dataType193 == "string" && data166 && data166 == +data166)){
+coerced193 = +data166;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
 return false;
 }
 }
-if(coerced189 !== undefined){
-data162 = coerced189;
-if(data161 !== undefined){
-data161["usd_per_call"] = coerced189;
+if(coerced193 !== undefined){
+data166 = coerced193;
+if(data165 !== undefined){
+data165["usd_per_call"] = coerced193;
 }
 }
 }
-if(errors === _errs531){
-if(typeof data162 == "number"){
-if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data162}];
+if(errors === _errs539){
+if(typeof data166 == "number"){
+if(data166 < 0 || isNaN(data166)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
 return false;
 }
 }
 }
-var valid59 = _errs531 === errors;
+var valid59 = _errs539 === errors;
 }
 else {
 var valid59 = true;
 }
 if(valid59){
-if(data161.max_calls !== undefined){
-let data163 = data161.max_calls;
-const _errs533 = errors;
-if(!((typeof data163 == "number") && (!(data163 % 1) && !isNaN(data163)))){
-let dataType190 = typeof data163;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 === "boolean" || data163 === null
-              || (dataType190 === "string" && data163 && data163 == +data163 && !(data163 % 1))){
-coerced190 = +data163;
+if(data165.max_calls !== undefined){
+let data167 = data165.max_calls;
+const _errs541 = errors;
+if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
+let dataType194 = typeof data167;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 === "boolean" || data167 === null
+              || (dataType194 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
+coerced194 = +data167;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
 return false;
 }
 }
-if(coerced190 !== undefined){
-data163 = coerced190;
-if(data161 !== undefined){
-data161["max_calls"] = coerced190;
+if(coerced194 !== undefined){
+data167 = coerced194;
+if(data165 !== undefined){
+data165["max_calls"] = coerced194;
 }
 }
 }
-if(errors === _errs533){
-if(typeof data163 == "number"){
-if(data163 > 1000 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data163}];
+if(errors === _errs541){
+if(typeof data167 == "number"){
+if(data167 > 1000 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
 return false;
 }
 else {
-if(data163 < 1 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data163}];
+if(data167 < 1 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
 return false;
 }
 }
 }
 }
-var valid59 = _errs533 === errors;
+var valid59 = _errs541 === errors;
 }
 else {
 var valid59 = true;
@@ -9457,11 +9609,11 @@ var valid59 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
 return false;
 }
 }
-var valid58 = _errs528 === errors;
+var valid58 = _errs536 === errors;
 if(!valid58){
 break;
 }
@@ -9470,218 +9622,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
 return false;
 }
 }
-var valid57 = _errs526 === errors;
+var valid57 = _errs534 === errors;
 }
 else {
 var valid57 = true;
 }
 if(valid57){
-if(data159.service_tiers !== undefined){
-let data164 = data159.service_tiers;
-const _errs535 = errors;
-if(errors === _errs535){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-if(Object.keys(data164).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data164}];
+if(data163.service_tiers !== undefined){
+let data168 = data163.service_tiers;
+const _errs543 = errors;
+if(errors === _errs543){
+if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+if(Object.keys(data168).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
 return false;
 }
 else {
 var valid60 = true;
-for(const key34 in data164){
+for(const key34 in data168){
 if(pattern6.test(key34)){
-let data165 = data164[key34];
-const _errs537 = errors;
-if(errors === _errs537){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-let missing8;
-if((data165.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-}
-else {
-const _errs539 = errors;
-for(const key35 in data165){
-if(!(key35 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-break;
-}
-}
-if(_errs539 === errors){
-if(data165.pricing !== undefined){
-let data166 = data165.pricing;
-const _errs540 = errors;
-if(errors === _errs540){
-if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
-let missing9;
-if(((data166.input === undefined) && (missing9 = "input")) || ((data166.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data166}];
-return false;
-}
-else {
-const _errs542 = errors;
-for(const key36 in data166){
-if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data166}];
-return false;
-break;
-}
-}
-if(_errs542 === errors){
-if(data166.input !== undefined){
-let data167 = data166.input;
-const _errs543 = errors;
-if(!(typeof data167 == "number")){
-let dataType191 = typeof data167;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "boolean" || data167 === null
-              || (dataType191 == "string" && data167 && data167 == +data167)){
-coerced191 = +data167;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data167}];
-return false;
-}
-}
-if(coerced191 !== undefined){
-data167 = coerced191;
-if(data166 !== undefined){
-data166["input"] = coerced191;
-}
-}
-}
-if(errors === _errs543){
-if(typeof data167 == "number"){
-if(data167 < 0 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data167}];
-return false;
-}
-}
-}
-var valid62 = _errs543 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data166.output !== undefined){
-let data168 = data166.output;
+let data169 = data168[key34];
 const _errs545 = errors;
-if(!(typeof data168 == "number")){
-let dataType192 = typeof data168;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "boolean" || data168 === null
-              || (dataType192 == "string" && data168 && data168 == +data168)){
-coerced192 = +data168;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data168}];
-return false;
-}
-}
-if(coerced192 !== undefined){
-data168 = coerced192;
-if(data166 !== undefined){
-data166["output"] = coerced192;
-}
-}
-}
 if(errors === _errs545){
-if(typeof data168 == "number"){
-if(data168 < 0 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data168}];
+if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
+let missing8;
+if((data169.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
 return false;
 }
-}
-}
-var valid62 = _errs545 === errors;
-}
 else {
-var valid62 = true;
-}
-if(valid62){
-if(data166.cached_input !== undefined){
-let data169 = data166.cached_input;
 const _errs547 = errors;
-if(!(typeof data169 == "number")){
-let dataType193 = typeof data169;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data169 === null
-              || (dataType193 == "string" && data169 && data169 == +data169)){
-coerced193 = +data169;
+for(const key35 in data169){
+if(!(key35 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
+return false;
+break;
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data169}];
+}
+if(_errs547 === errors){
+if(data169.pricing !== undefined){
+let data170 = data169.pricing;
+const _errs548 = errors;
+if(errors === _errs548){
+if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
+let missing9;
+if(((data170.input === undefined) && (missing9 = "input")) || ((data170.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
 return false;
 }
-}
-if(coerced193 !== undefined){
-data169 = coerced193;
-if(data166 !== undefined){
-data166["cached_input"] = coerced193;
-}
-}
-}
-if(errors === _errs547){
-if(typeof data169 == "number"){
-if(data169 < 0 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data169}];
-return false;
-}
-}
-}
-var valid62 = _errs547 === errors;
-}
 else {
-var valid62 = true;
-}
-if(valid62){
-if(data166.cache_write !== undefined){
-let data170 = data166.cache_write;
-const _errs549 = errors;
-if(!(typeof data170 == "number")){
-let dataType194 = typeof data170;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "boolean" || data170 === null
-              || (dataType194 == "string" && data170 && data170 == +data170)){
-coerced194 = +data170;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data170}];
+const _errs550 = errors;
+for(const key36 in data170){
+if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
 return false;
+break;
 }
 }
-if(coerced194 !== undefined){
-data170 = coerced194;
-if(data166 !== undefined){
-data166["cache_write"] = coerced194;
-}
-}
-}
-if(errors === _errs549){
-if(typeof data170 == "number"){
-if(data170 < 0 || isNaN(data170)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data170}];
-return false;
-}
-}
-}
-var valid62 = _errs549 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data166.cache_write_1h !== undefined){
-let data171 = data166.cache_write_1h;
+if(_errs550 === errors){
+if(data170.input !== undefined){
+let data171 = data170.input;
 const _errs551 = errors;
 if(!(typeof data171 == "number")){
 let dataType195 = typeof data171;
@@ -9692,21 +9696,21 @@ if(dataType195 == "boolean" || data171 === null
 coerced195 = +data171;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
 return false;
 }
 }
 if(coerced195 !== undefined){
 data171 = coerced195;
-if(data166 !== undefined){
-data166["cache_write_1h"] = coerced195;
+if(data170 !== undefined){
+data170["input"] = coerced195;
 }
 }
 }
 if(errors === _errs551){
 if(typeof data171 == "number"){
 if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
 return false;
 }
 }
@@ -9717,8 +9721,8 @@ else {
 var valid62 = true;
 }
 if(valid62){
-if(data166.reasoning !== undefined){
-let data172 = data166.reasoning;
+if(data170.output !== undefined){
+let data172 = data170.output;
 const _errs553 = errors;
 if(!(typeof data172 == "number")){
 let dataType196 = typeof data172;
@@ -9729,26 +9733,174 @@ if(dataType196 == "boolean" || data172 === null
 coerced196 = +data172;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
 return false;
 }
 }
 if(coerced196 !== undefined){
 data172 = coerced196;
-if(data166 !== undefined){
-data166["reasoning"] = coerced196;
+if(data170 !== undefined){
+data170["output"] = coerced196;
 }
 }
 }
 if(errors === _errs553){
 if(typeof data172 == "number"){
 if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
 return false;
 }
 }
 }
 var valid62 = _errs553 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data170.cached_input !== undefined){
+let data173 = data170.cached_input;
+const _errs555 = errors;
+if(!(typeof data173 == "number")){
+let dataType197 = typeof data173;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "boolean" || data173 === null
+              || (dataType197 == "string" && data173 && data173 == +data173)){
+coerced197 = +data173;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
+return false;
+}
+}
+if(coerced197 !== undefined){
+data173 = coerced197;
+if(data170 !== undefined){
+data170["cached_input"] = coerced197;
+}
+}
+}
+if(errors === _errs555){
+if(typeof data173 == "number"){
+if(data173 < 0 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
+return false;
+}
+}
+}
+var valid62 = _errs555 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data170.cache_write !== undefined){
+let data174 = data170.cache_write;
+const _errs557 = errors;
+if(!(typeof data174 == "number")){
+let dataType198 = typeof data174;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "boolean" || data174 === null
+              || (dataType198 == "string" && data174 && data174 == +data174)){
+coerced198 = +data174;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data174 = coerced198;
+if(data170 !== undefined){
+data170["cache_write"] = coerced198;
+}
+}
+}
+if(errors === _errs557){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
+return false;
+}
+}
+}
+var valid62 = _errs557 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data170.cache_write_1h !== undefined){
+let data175 = data170.cache_write_1h;
+const _errs559 = errors;
+if(!(typeof data175 == "number")){
+let dataType199 = typeof data175;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "boolean" || data175 === null
+              || (dataType199 == "string" && data175 && data175 == +data175)){
+coerced199 = +data175;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
+return false;
+}
+}
+if(coerced199 !== undefined){
+data175 = coerced199;
+if(data170 !== undefined){
+data170["cache_write_1h"] = coerced199;
+}
+}
+}
+if(errors === _errs559){
+if(typeof data175 == "number"){
+if(data175 < 0 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
+return false;
+}
+}
+}
+var valid62 = _errs559 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data170.reasoning !== undefined){
+let data176 = data170.reasoning;
+const _errs561 = errors;
+if(!(typeof data176 == "number")){
+let dataType200 = typeof data176;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "boolean" || data176 === null
+              || (dataType200 == "string" && data176 && data176 == +data176)){
+coerced200 = +data176;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
+return false;
+}
+}
+if(coerced200 !== undefined){
+data176 = coerced200;
+if(data170 !== undefined){
+data170["reasoning"] = coerced200;
+}
+}
+}
+if(errors === _errs561){
+if(typeof data176 == "number"){
+if(data176 < 0 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
+return false;
+}
+}
+}
+var valid62 = _errs561 === errors;
 }
 else {
 var valid62 = true;
@@ -9762,7 +9914,7 @@ var valid62 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
 return false;
 }
 }
@@ -9771,11 +9923,11 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
 return false;
 }
 }
-var valid60 = _errs537 === errors;
+var valid60 = _errs545 === errors;
 if(!valid60){
 break;
 }
@@ -9784,218 +9936,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
 return false;
 }
 }
-var valid57 = _errs535 === errors;
+var valid57 = _errs543 === errors;
 }
 else {
 var valid57 = true;
 }
 if(valid57){
-if(data159.betas !== undefined){
-let data173 = data159.betas;
-const _errs555 = errors;
-if(errors === _errs555){
-if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
-if(Object.keys(data173).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data173}];
+if(data163.betas !== undefined){
+let data177 = data163.betas;
+const _errs563 = errors;
+if(errors === _errs563){
+if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
+if(Object.keys(data177).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
 return false;
 }
 else {
 var valid63 = true;
-for(const key37 in data173){
+for(const key37 in data177){
 if(pattern6.test(key37)){
-let data174 = data173[key37];
-const _errs557 = errors;
-if(errors === _errs557){
-if(data174 && typeof data174 == "object" && !Array.isArray(data174)){
-let missing10;
-if((data174.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
-return false;
-}
-else {
-const _errs559 = errors;
-for(const key38 in data174){
-if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
-return false;
-break;
-}
-}
-if(_errs559 === errors){
-if(data174.pricing !== undefined){
-let data175 = data174.pricing;
-const _errs560 = errors;
-if(errors === _errs560){
-if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
-let missing11;
-if(((data175.input === undefined) && (missing11 = "input")) || ((data175.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
-return false;
-}
-else {
-const _errs562 = errors;
-for(const key39 in data175){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
-return false;
-break;
-}
-}
-if(_errs562 === errors){
-if(data175.input !== undefined){
-let data176 = data175.input;
-const _errs563 = errors;
-if(!(typeof data176 == "number")){
-let dataType197 = typeof data176;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "boolean" || data176 === null
-              || (dataType197 == "string" && data176 && data176 == +data176)){
-coerced197 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data176}];
-return false;
-}
-}
-if(coerced197 !== undefined){
-data176 = coerced197;
-if(data175 !== undefined){
-data175["input"] = coerced197;
-}
-}
-}
-if(errors === _errs563){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data176}];
-return false;
-}
-}
-}
-var valid65 = _errs563 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data175.output !== undefined){
-let data177 = data175.output;
+let data178 = data177[key37];
 const _errs565 = errors;
-if(!(typeof data177 == "number")){
-let dataType198 = typeof data177;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data177 === null
-              || (dataType198 == "string" && data177 && data177 == +data177)){
-coerced198 = +data177;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data177}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data177 = coerced198;
-if(data175 !== undefined){
-data175["output"] = coerced198;
-}
-}
-}
 if(errors === _errs565){
-if(typeof data177 == "number"){
-if(data177 < 0 || isNaN(data177)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data177}];
+if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
+let missing10;
+if((data178.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
 return false;
 }
-}
-}
-var valid65 = _errs565 === errors;
-}
 else {
-var valid65 = true;
-}
-if(valid65){
-if(data175.cached_input !== undefined){
-let data178 = data175.cached_input;
 const _errs567 = errors;
-if(!(typeof data178 == "number")){
-let dataType199 = typeof data178;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "boolean" || data178 === null
-              || (dataType199 == "string" && data178 && data178 == +data178)){
-coerced199 = +data178;
+for(const key38 in data178){
+if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
+return false;
+break;
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data178}];
+}
+if(_errs567 === errors){
+if(data178.pricing !== undefined){
+let data179 = data178.pricing;
+const _errs568 = errors;
+if(errors === _errs568){
+if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
+let missing11;
+if(((data179.input === undefined) && (missing11 = "input")) || ((data179.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
 return false;
 }
-}
-if(coerced199 !== undefined){
-data178 = coerced199;
-if(data175 !== undefined){
-data175["cached_input"] = coerced199;
-}
-}
-}
-if(errors === _errs567){
-if(typeof data178 == "number"){
-if(data178 < 0 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data178}];
-return false;
-}
-}
-}
-var valid65 = _errs567 === errors;
-}
 else {
-var valid65 = true;
-}
-if(valid65){
-if(data175.cache_write !== undefined){
-let data179 = data175.cache_write;
-const _errs569 = errors;
-if(!(typeof data179 == "number")){
-let dataType200 = typeof data179;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data179 === null
-              || (dataType200 == "string" && data179 && data179 == +data179)){
-coerced200 = +data179;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data179}];
+const _errs570 = errors;
+for(const key39 in data179){
+if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
 return false;
+break;
 }
 }
-if(coerced200 !== undefined){
-data179 = coerced200;
-if(data175 !== undefined){
-data175["cache_write"] = coerced200;
-}
-}
-}
-if(errors === _errs569){
-if(typeof data179 == "number"){
-if(data179 < 0 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data179}];
-return false;
-}
-}
-}
-var valid65 = _errs569 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data175.cache_write_1h !== undefined){
-let data180 = data175.cache_write_1h;
+if(_errs570 === errors){
+if(data179.input !== undefined){
+let data180 = data179.input;
 const _errs571 = errors;
 if(!(typeof data180 == "number")){
 let dataType201 = typeof data180;
@@ -10006,21 +10010,21 @@ if(dataType201 == "boolean" || data180 === null
 coerced201 = +data180;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
 return false;
 }
 }
 if(coerced201 !== undefined){
 data180 = coerced201;
-if(data175 !== undefined){
-data175["cache_write_1h"] = coerced201;
+if(data179 !== undefined){
+data179["input"] = coerced201;
 }
 }
 }
 if(errors === _errs571){
 if(typeof data180 == "number"){
 if(data180 < 0 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
 return false;
 }
 }
@@ -10031,8 +10035,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data175.reasoning !== undefined){
-let data181 = data175.reasoning;
+if(data179.output !== undefined){
+let data181 = data179.output;
 const _errs573 = errors;
 if(!(typeof data181 == "number")){
 let dataType202 = typeof data181;
@@ -10043,26 +10047,174 @@ if(dataType202 == "boolean" || data181 === null
 coerced202 = +data181;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
 return false;
 }
 }
 if(coerced202 !== undefined){
 data181 = coerced202;
-if(data175 !== undefined){
-data175["reasoning"] = coerced202;
+if(data179 !== undefined){
+data179["output"] = coerced202;
 }
 }
 }
 if(errors === _errs573){
 if(typeof data181 == "number"){
 if(data181 < 0 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
 return false;
 }
 }
 }
 var valid65 = _errs573 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data179.cached_input !== undefined){
+let data182 = data179.cached_input;
+const _errs575 = errors;
+if(!(typeof data182 == "number")){
+let dataType203 = typeof data182;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "boolean" || data182 === null
+              || (dataType203 == "string" && data182 && data182 == +data182)){
+coerced203 = +data182;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+return false;
+}
+}
+if(coerced203 !== undefined){
+data182 = coerced203;
+if(data179 !== undefined){
+data179["cached_input"] = coerced203;
+}
+}
+}
+if(errors === _errs575){
+if(typeof data182 == "number"){
+if(data182 < 0 || isNaN(data182)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+return false;
+}
+}
+}
+var valid65 = _errs575 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data179.cache_write !== undefined){
+let data183 = data179.cache_write;
+const _errs577 = errors;
+if(!(typeof data183 == "number")){
+let dataType204 = typeof data183;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "boolean" || data183 === null
+              || (dataType204 == "string" && data183 && data183 == +data183)){
+coerced204 = +data183;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+return false;
+}
+}
+if(coerced204 !== undefined){
+data183 = coerced204;
+if(data179 !== undefined){
+data179["cache_write"] = coerced204;
+}
+}
+}
+if(errors === _errs577){
+if(typeof data183 == "number"){
+if(data183 < 0 || isNaN(data183)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+return false;
+}
+}
+}
+var valid65 = _errs577 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data179.cache_write_1h !== undefined){
+let data184 = data179.cache_write_1h;
+const _errs579 = errors;
+if(!(typeof data184 == "number")){
+let dataType205 = typeof data184;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "boolean" || data184 === null
+              || (dataType205 == "string" && data184 && data184 == +data184)){
+coerced205 = +data184;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+return false;
+}
+}
+if(coerced205 !== undefined){
+data184 = coerced205;
+if(data179 !== undefined){
+data179["cache_write_1h"] = coerced205;
+}
+}
+}
+if(errors === _errs579){
+if(typeof data184 == "number"){
+if(data184 < 0 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+return false;
+}
+}
+}
+var valid65 = _errs579 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data179.reasoning !== undefined){
+let data185 = data179.reasoning;
+const _errs581 = errors;
+if(!(typeof data185 == "number")){
+let dataType206 = typeof data185;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "boolean" || data185 === null
+              || (dataType206 == "string" && data185 && data185 == +data185)){
+coerced206 = +data185;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data185 = coerced206;
+if(data179 !== undefined){
+data179["reasoning"] = coerced206;
+}
+}
+}
+if(errors === _errs581){
+if(typeof data185 == "number"){
+if(data185 < 0 || isNaN(data185)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+return false;
+}
+}
+}
+var valid65 = _errs581 === errors;
 }
 else {
 var valid65 = true;
@@ -10076,48 +10228,48 @@ var valid65 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
 return false;
 }
 }
-var valid64 = _errs560 === errors;
+var valid64 = _errs568 === errors;
 }
 else {
 var valid64 = true;
 }
 if(valid64){
-if(data174.min_prompt_tokens !== undefined){
-let data182 = data174.min_prompt_tokens;
-const _errs575 = errors;
-if(!((typeof data182 == "number") && (!(data182 % 1) && !isNaN(data182)))){
-let dataType203 = typeof data182;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 === "boolean" || data182 === null
-              || (dataType203 === "string" && data182 && data182 == +data182 && !(data182 % 1))){
-coerced203 = +data182;
+if(data178.min_prompt_tokens !== undefined){
+let data186 = data178.min_prompt_tokens;
+const _errs583 = errors;
+if(!((typeof data186 == "number") && (!(data186 % 1) && !isNaN(data186)))){
+let dataType207 = typeof data186;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 === "boolean" || data186 === null
+              || (dataType207 === "string" && data186 && data186 == +data186 && !(data186 % 1))){
+coerced207 = +data186;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
 return false;
 }
 }
-if(coerced203 !== undefined){
-data182 = coerced203;
-if(data174 !== undefined){
-data174["min_prompt_tokens"] = coerced203;
+if(coerced207 !== undefined){
+data186 = coerced207;
+if(data178 !== undefined){
+data178["min_prompt_tokens"] = coerced207;
 }
 }
 }
-if(errors === _errs575){
-if(typeof data182 == "number"){
-if(data182 < 0 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data182}];
+if(errors === _errs583){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
 return false;
 }
 }
 }
-var valid64 = _errs575 === errors;
+var valid64 = _errs583 === errors;
 }
 else {
 var valid64 = true;
@@ -10127,11 +10279,11 @@ var valid64 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
 return false;
 }
 }
-var valid63 = _errs557 === errors;
+var valid63 = _errs565 === errors;
 if(!valid63){
 break;
 }
@@ -10140,11 +10292,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
 return false;
 }
 }
-var valid57 = _errs555 === errors;
+var valid57 = _errs563 === errors;
 }
 else {
 var valid57 = true;
@@ -10154,195 +10306,195 @@ var valid57 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
 return false;
 }
 }
-var valid41 = _errs523 === errors;
+var valid41 = _errs531 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data123.routes !== undefined){
-let data183 = data123.routes;
-const _errs577 = errors;
-if(errors === _errs577){
-if(Array.isArray(data183)){
-if(data183.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data183}];
+if(data127.routes !== undefined){
+let data187 = data127.routes;
+const _errs585 = errors;
+if(errors === _errs585){
+if(Array.isArray(data187)){
+if(data187.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
 return false;
 }
 else {
 var valid66 = true;
-const len7 = data183.length;
+const len7 = data187.length;
 for(let i7=0; i7<len7; i7++){
-let data184 = data183[i7];
-const _errs579 = errors;
-if(errors === _errs579){
-if(data184 && typeof data184 == "object" && !Array.isArray(data184)){
+let data188 = data187[i7];
+const _errs587 = errors;
+if(errors === _errs587){
+if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
 let missing12;
-if((data184.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data184}];
+if((data188.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
 return false;
 }
 else {
-const _errs581 = errors;
-for(const key40 in data184){
+const _errs589 = errors;
+for(const key40 in data188){
 if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
 return false;
 break;
 }
 }
-if(_errs581 === errors){
-if(data184.node !== undefined){
-let data185 = data184.node;
-const _errs582 = errors;
-if(typeof data185 !== "string"){
-let dataType204 = typeof data185;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "number" || dataType204 == "boolean"){
-coerced204 = "" + data185;
+if(_errs589 === errors){
+if(data188.node !== undefined){
+let data189 = data188.node;
+const _errs590 = errors;
+if(typeof data189 !== "string"){
+let dataType208 = typeof data189;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data189;
 }
-else if(data185 === null){
-coerced204 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data185}];
-return false;
-}
-}
-if(coerced204 !== undefined){
-data185 = coerced204;
-if(data184 !== undefined){
-data184["node"] = coerced204;
-}
-}
-}
-if(errors === _errs582){
-if(typeof data185 === "string"){
-if(func3(data185) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data185}];
-return false;
-}
-}
-}
-var valid67 = _errs582 === errors;
+else if(data189 === null){
+coerced208 = "";
 }
 else {
-var valid67 = true;
-}
-if(valid67){
-if(data184.model !== undefined){
-let data186 = data184.model;
-const _errs584 = errors;
-if(typeof data186 !== "string"){
-let dataType205 = typeof data186;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "number" || dataType205 == "boolean"){
-coerced205 = "" + data186;
-}
-else if(data186 === null){
-coerced205 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
 return false;
 }
 }
-if(coerced205 !== undefined){
-data186 = coerced205;
-if(data184 !== undefined){
-data184["model"] = coerced205;
+if(coerced208 !== undefined){
+data189 = coerced208;
+if(data188 !== undefined){
+data188["node"] = coerced208;
 }
 }
 }
-if(errors === _errs584){
-if(typeof data186 === "string"){
-if(func3(data186) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data186}];
+if(errors === _errs590){
+if(typeof data189 === "string"){
+if(func3(data189) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
 return false;
 }
 }
 }
-var valid67 = _errs584 === errors;
+var valid67 = _errs590 === errors;
 }
 else {
 var valid67 = true;
 }
 if(valid67){
-if(data184.weight !== undefined){
-let data187 = data184.weight;
-const _errs586 = errors;
-if(!(typeof data187 == "number")){
-let dataType206 = typeof data187;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data187 === null
-              || (dataType206 == "string" && data187 && data187 == +data187)){
-coerced206 = +data187;
+if(data188.model !== undefined){
+let data190 = data188.model;
+const _errs592 = errors;
+if(typeof data190 !== "string"){
+let dataType209 = typeof data190;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data190;
+}
+else if(data190 === null){
+coerced209 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
 return false;
 }
 }
-if(coerced206 !== undefined){
-data187 = coerced206;
-if(data184 !== undefined){
-data184["weight"] = coerced206;
+if(coerced209 !== undefined){
+data190 = coerced209;
+if(data188 !== undefined){
+data188["model"] = coerced209;
 }
 }
 }
-if(errors === _errs586){
-if(typeof data187 == "number"){
-if(data187 <= 0 || isNaN(data187)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data187}];
+if(errors === _errs592){
+if(typeof data190 === "string"){
+if(func3(data190) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
 return false;
 }
 }
 }
-var valid67 = _errs586 === errors;
+var valid67 = _errs592 === errors;
 }
 else {
 var valid67 = true;
 }
 if(valid67){
-if(data184.priority !== undefined){
-let data188 = data184.priority;
-const _errs588 = errors;
-if(!((typeof data188 == "number") && (!(data188 % 1) && !isNaN(data188)))){
-let dataType207 = typeof data188;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 === "boolean" || data188 === null
-              || (dataType207 === "string" && data188 && data188 == +data188 && !(data188 % 1))){
-coerced207 = +data188;
+if(data188.weight !== undefined){
+let data191 = data188.weight;
+const _errs594 = errors;
+if(!(typeof data191 == "number")){
+let dataType210 = typeof data191;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "boolean" || data191 === null
+              || (dataType210 == "string" && data191 && data191 == +data191)){
+coerced210 = +data191;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
 return false;
 }
 }
-if(coerced207 !== undefined){
-data188 = coerced207;
-if(data184 !== undefined){
-data184["priority"] = coerced207;
+if(coerced210 !== undefined){
+data191 = coerced210;
+if(data188 !== undefined){
+data188["weight"] = coerced210;
 }
 }
 }
-if(errors === _errs588){
-if(typeof data188 == "number"){
-if(data188 < 0 || isNaN(data188)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data188}];
+if(errors === _errs594){
+if(typeof data191 == "number"){
+if(data191 <= 0 || isNaN(data191)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
 return false;
 }
 }
 }
-var valid67 = _errs588 === errors;
+var valid67 = _errs594 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data188.priority !== undefined){
+let data192 = data188.priority;
+const _errs596 = errors;
+if(!((typeof data192 == "number") && (!(data192 % 1) && !isNaN(data192)))){
+let dataType211 = typeof data192;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 === "boolean" || data192 === null
+              || (dataType211 === "string" && data192 && data192 == +data192 && !(data192 % 1))){
+coerced211 = +data192;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+return false;
+}
+}
+if(coerced211 !== undefined){
+data192 = coerced211;
+if(data188 !== undefined){
+data188["priority"] = coerced211;
+}
+}
+}
+if(errors === _errs596){
+if(typeof data192 == "number"){
+if(data192 < 0 || isNaN(data192)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+return false;
+}
+}
+}
+var valid67 = _errs596 === errors;
 }
 else {
 var valid67 = true;
@@ -10354,11 +10506,11 @@ var valid67 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
 return false;
 }
 }
-var valid66 = _errs579 === errors;
+var valid66 = _errs587 === errors;
 if(!valid66){
 break;
 }
@@ -10366,11 +10518,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
 return false;
 }
 }
-var valid41 = _errs577 === errors;
+var valid41 = _errs585 === errors;
 }
 else {
 var valid41 = true;
@@ -10388,11 +10540,11 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data127}];
 return false;
 }
 }
-var valid40 = _errs330 === errors;
+var valid40 = _errs338 === errors;
 if(!valid40){
 break;
 }
@@ -10400,336 +10552,111 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data126}];
 return false;
 }
 }
-var valid0 = _errs328 === errors;
+var valid0 = _errs336 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data189 = data.accounts;
-const _errs590 = errors;
-if(errors === _errs590){
-if(Array.isArray(data189)){
+let data193 = data.accounts;
+const _errs598 = errors;
+if(errors === _errs598){
+if(Array.isArray(data193)){
 var valid68 = true;
-const len8 = data189.length;
+const len8 = data193.length;
 for(let i8=0; i8<len8; i8++){
-let data190 = data189[i8];
-const _errs592 = errors;
-if(errors === _errs592){
-if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
+let data194 = data193[i8];
+const _errs600 = errors;
+if(errors === _errs600){
+if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
 let missing13;
-if((data190.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data190}];
+if((data194.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data194}];
 return false;
 }
 else {
-const _errs594 = errors;
-for(const key41 in data190){
+const _errs602 = errors;
+for(const key41 in data194){
 if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data190}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data194}];
 return false;
 break;
 }
 }
-if(_errs594 === errors){
-if(data190.id !== undefined){
-let data191 = data190.id;
-const _errs595 = errors;
-if(typeof data191 !== "string"){
-let dataType208 = typeof data191;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data191;
-}
-else if(data191 === null){
-coerced208 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data191}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data191 = coerced208;
-if(data190 !== undefined){
-data190["id"] = coerced208;
-}
-}
-}
-if(errors === _errs595){
-if(typeof data191 === "string"){
-if(func3(data191) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data191}];
-return false;
-}
-else {
-if(!pattern9.test(data191)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data191}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs595 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data190.name !== undefined){
-let data192 = data190.name;
-const _errs597 = errors;
-if(typeof data192 !== "string"){
-let dataType209 = typeof data192;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data192;
-}
-else if(data192 === null){
-coerced209 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data192}];
-return false;
-}
-}
-if(coerced209 !== undefined){
-data192 = coerced209;
-if(data190 !== undefined){
-data190["name"] = coerced209;
-}
-}
-}
-var valid69 = _errs597 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data190.balance !== undefined){
-let data193 = data190.balance;
-const _errs599 = errors;
-if(!(typeof data193 == "number")){
-let dataType210 = typeof data193;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data193 === null
-              || (dataType210 == "string" && data193 && data193 == +data193)){
-coerced210 = +data193;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data193}];
-return false;
-}
-}
-if(coerced210 !== undefined){
-data193 = coerced210;
-if(data190 !== undefined){
-data190["balance"] = coerced210;
-}
-}
-}
-var valid69 = _errs599 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data190.allowed_models !== undefined){
-let data194 = data190.allowed_models;
-const _errs601 = errors;
-if(errors === _errs601){
-if(Array.isArray(data194)){
-var valid70 = true;
-const len9 = data194.length;
-for(let i9=0; i9<len9; i9++){
-let data195 = data194[i9];
+if(_errs602 === errors){
+if(data194.id !== undefined){
+let data195 = data194.id;
 const _errs603 = errors;
 if(typeof data195 !== "string"){
-let dataType211 = typeof data195;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data195;
+let dataType212 = typeof data195;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data195;
 }
 else if(data195 === null){
-coerced211 = "";
+coerced212 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
 return false;
 }
 }
-if(coerced211 !== undefined){
-data195 = coerced211;
+if(coerced212 !== undefined){
+data195 = coerced212;
 if(data194 !== undefined){
-data194[i9] = coerced211;
+data194["id"] = coerced212;
 }
 }
 }
 if(errors === _errs603){
 if(typeof data195 === "string"){
 if(func3(data195) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
 return false;
-}
-}
-}
-var valid70 = _errs603 === errors;
-if(!valid70){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data194}];
+if(!pattern9.test(data195)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
 return false;
 }
 }
-var valid69 = _errs601 === errors;
+}
+}
+var valid69 = _errs603 === errors;
 }
 else {
 var valid69 = true;
 }
 if(valid69){
-if(data190.limits !== undefined){
-let data196 = data190.limits;
+if(data194.name !== undefined){
+let data196 = data194.name;
 const _errs605 = errors;
-if(errors === _errs605){
-if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
-const _errs607 = errors;
-for(const key42 in data196){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data196}];
-return false;
-break;
-}
-}
-if(_errs607 === errors){
-if(data196.rpm !== undefined){
-let data197 = data196.rpm;
-const _errs608 = errors;
-if(!((typeof data197 == "number") && (!(data197 % 1) && !isNaN(data197)))){
-let dataType212 = typeof data197;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 === "boolean" || data197 === null
-              || (dataType212 === "string" && data197 && data197 == +data197 && !(data197 % 1))){
-coerced212 = +data197;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data197}];
-return false;
-}
-}
-if(coerced212 !== undefined){
-data197 = coerced212;
-if(data196 !== undefined){
-data196["rpm"] = coerced212;
-}
-}
-}
-if(errors === _errs608){
-if(typeof data197 == "number"){
-if(data197 < 1 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data197}];
-return false;
-}
-}
-}
-var valid71 = _errs608 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data196.rps !== undefined){
-let data198 = data196.rps;
-const _errs610 = errors;
-if(!((typeof data198 == "number") && (!(data198 % 1) && !isNaN(data198)))){
-let dataType213 = typeof data198;
+if(typeof data196 !== "string"){
+let dataType213 = typeof data196;
 let coerced213 = undefined;
 if(!(coerced213 !== undefined)){
-if(dataType213 === "boolean" || data198 === null
-              || (dataType213 === "string" && data198 && data198 == +data198 && !(data198 % 1))){
-coerced213 = +data198;
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data196;
+}
+else if(data196 === null){
+coerced213 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data198}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data196}];
 return false;
 }
 }
 if(coerced213 !== undefined){
-data198 = coerced213;
-if(data196 !== undefined){
-data196["rps"] = coerced213;
+data196 = coerced213;
+if(data194 !== undefined){
+data194["name"] = coerced213;
 }
-}
-}
-if(errors === _errs610){
-if(typeof data198 == "number"){
-if(data198 < 1 || isNaN(data198)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data198}];
-return false;
-}
-}
-}
-var valid71 = _errs610 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data196.tpm !== undefined){
-let data199 = data196.tpm;
-const _errs612 = errors;
-if(!((typeof data199 == "number") && (!(data199 % 1) && !isNaN(data199)))){
-let dataType214 = typeof data199;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 === "boolean" || data199 === null
-              || (dataType214 === "string" && data199 && data199 == +data199 && !(data199 % 1))){
-coerced214 = +data199;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data199}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data199 = coerced214;
-if(data196 !== undefined){
-data196["tpm"] = coerced214;
-}
-}
-}
-if(errors === _errs612){
-if(typeof data199 == "number"){
-if(data199 < 1 || isNaN(data199)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data199}];
-return false;
-}
-}
-}
-var valid71 = _errs612 === errors;
-}
-else {
-var valid71 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data196}];
-return false;
 }
 }
 var valid69 = _errs605 === errors;
@@ -10738,68 +10665,307 @@ else {
 var valid69 = true;
 }
 if(valid69){
-if(data190.policy !== undefined){
-let data200 = data190.policy;
-const _errs614 = errors;
-if(errors === _errs614){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
-const _errs616 = errors;
-for(const key43 in data200){
-if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data200}];
-return false;
-break;
-}
-}
-if(_errs616 === errors){
-if(data200.streaming !== undefined){
-let data201 = data200.streaming;
-const _errs617 = errors;
-if(typeof data201 !== "boolean"){
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(data201 === "false" || data201 === 0 || data201 === null){
-coerced215 = false;
-}
-else if(data201 === "true" || data201 === 1){
-coerced215 = true;
+if(data194.balance !== undefined){
+let data197 = data194.balance;
+const _errs607 = errors;
+if(!(typeof data197 == "number")){
+let dataType214 = typeof data197;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "boolean" || data197 === null
+              || (dataType214 == "string" && data197 && data197 == +data197)){
+coerced214 = +data197;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data201}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data197 = coerced214;
+if(data194 !== undefined){
+data194["balance"] = coerced214;
+}
+}
+}
+if(errors === _errs607){
+if(typeof data197 == "number"){
+if(data197 > 1000000 || isNaN(data197)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+return false;
+}
+else {
+if(data197 < -1000000 || isNaN(data197)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+return false;
+}
+}
+}
+}
+var valid69 = _errs607 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data194.allowed_models !== undefined){
+let data198 = data194.allowed_models;
+const _errs609 = errors;
+if(errors === _errs609){
+if(Array.isArray(data198)){
+var valid70 = true;
+const len9 = data198.length;
+for(let i9=0; i9<len9; i9++){
+let data199 = data198[i9];
+const _errs611 = errors;
+if(typeof data199 !== "string"){
+let dataType215 = typeof data199;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data199;
+}
+else if(data199 === null){
+coerced215 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
 return false;
 }
 }
 if(coerced215 !== undefined){
-data201 = coerced215;
+data199 = coerced215;
+if(data198 !== undefined){
+data198[i9] = coerced215;
+}
+}
+}
+if(errors === _errs611){
+if(typeof data199 === "string"){
+if(func3(data199) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
+return false;
+}
+}
+}
+var valid70 = _errs611 === errors;
+if(!valid70){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data198}];
+return false;
+}
+}
+var valid69 = _errs609 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data194.limits !== undefined){
+let data200 = data194.limits;
+const _errs613 = errors;
+if(errors === _errs613){
+if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+const _errs615 = errors;
+for(const key42 in data200){
+if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
+return false;
+break;
+}
+}
+if(_errs615 === errors){
+if(data200.rpm !== undefined){
+let data201 = data200.rpm;
+const _errs616 = errors;
+if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
+let dataType216 = typeof data201;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 === "boolean" || data201 === null
+              || (dataType216 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
+coerced216 = +data201;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+return false;
+}
+}
+if(coerced216 !== undefined){
+data201 = coerced216;
 if(data200 !== undefined){
-data200["streaming"] = coerced215;
+data200["rpm"] = coerced216;
 }
 }
 }
-var valid72 = _errs617 === errors;
+if(errors === _errs616){
+if(typeof data201 == "number"){
+if(data201 < 1 || isNaN(data201)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+return false;
+}
+}
+}
+var valid71 = _errs616 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data200.rps !== undefined){
+let data202 = data200.rps;
+const _errs618 = errors;
+if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
+let dataType217 = typeof data202;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 === "boolean" || data202 === null
+              || (dataType217 === "string" && data202 && data202 == +data202 && !(data202 % 1))){
+coerced217 = +data202;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+return false;
+}
+}
+if(coerced217 !== undefined){
+data202 = coerced217;
+if(data200 !== undefined){
+data200["rps"] = coerced217;
+}
+}
+}
+if(errors === _errs618){
+if(typeof data202 == "number"){
+if(data202 < 1 || isNaN(data202)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+return false;
+}
+}
+}
+var valid71 = _errs618 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data200.tpm !== undefined){
+let data203 = data200.tpm;
+const _errs620 = errors;
+if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
+let dataType218 = typeof data203;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 === "boolean" || data203 === null
+              || (dataType218 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
+coerced218 = +data203;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data203 = coerced218;
+if(data200 !== undefined){
+data200["tpm"] = coerced218;
+}
+}
+}
+if(errors === _errs620){
+if(typeof data203 == "number"){
+if(data203 < 1 || isNaN(data203)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
+return false;
+}
+}
+}
+var valid71 = _errs620 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
+return false;
+}
+}
+var valid69 = _errs613 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data194.policy !== undefined){
+let data204 = data194.policy;
+const _errs622 = errors;
+if(errors === _errs622){
+if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
+const _errs624 = errors;
+for(const key43 in data204){
+if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
+return false;
+break;
+}
+}
+if(_errs624 === errors){
+if(data204.streaming !== undefined){
+let data205 = data204.streaming;
+const _errs625 = errors;
+if(typeof data205 !== "boolean"){
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(data205 === "false" || data205 === 0 || data205 === null){
+coerced219 = false;
+}
+else if(data205 === "true" || data205 === 1){
+coerced219 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data205}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data205 = coerced219;
+if(data204 !== undefined){
+data204["streaming"] = coerced219;
+}
+}
+}
+var valid72 = _errs625 === errors;
 }
 else {
 var valid72 = true;
 }
 if(valid72){
-if(data200.max_reasoning_effort !== undefined){
-let data202 = data200.max_reasoning_effort;
-const _errs619 = errors;
-const _errs620 = errors;
+if(data204.max_reasoning_effort !== undefined){
+let data206 = data204.max_reasoning_effort;
+const _errs627 = errors;
+const _errs628 = errors;
 let valid73 = false;
-const _errs621 = errors;
-if(typeof data202 !== "string"){
-let dataType216 = typeof data202;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data202;
+const _errs629 = errors;
+if(typeof data206 !== "string"){
+let dataType220 = typeof data206;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "number" || dataType220 == "boolean"){
+coerced220 = "" + data206;
 }
-else if(data202 === null){
-coerced216 = "";
+else if(data206 === null){
+coerced220 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data202};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10809,15 +10975,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced216 !== undefined){
-data202 = coerced216;
-if(data200 !== undefined){
-data200["max_reasoning_effort"] = coerced216;
+if(coerced220 !== undefined){
+data206 = coerced220;
+if(data204 !== undefined){
+data204["max_reasoning_effort"] = coerced220;
 }
 }
 }
-if("none" !== data202){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data202};
+if("none" !== data206){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10826,22 +10992,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs621 === errors;
+var _valid19 = _errs629 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs623 = errors;
-if(typeof data202 !== "string"){
-let dataType217 = typeof data202;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data202;
+const _errs631 = errors;
+if(typeof data206 !== "string"){
+let dataType221 = typeof data206;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data206;
 }
-else if(data202 === null){
-coerced217 = "";
+else if(data206 === null){
+coerced221 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data202};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -10851,15 +11017,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced217 !== undefined){
-data202 = coerced217;
-if(data200 !== undefined){
-data200["max_reasoning_effort"] = coerced217;
+if(coerced221 !== undefined){
+data206 = coerced221;
+if(data204 !== undefined){
+data204["max_reasoning_effort"] = coerced221;
 }
 }
 }
-if("minimal" !== data202){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data202};
+if("minimal" !== data206){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -10868,22 +11034,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs623 === errors;
+var _valid19 = _errs631 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs625 = errors;
-if(typeof data202 !== "string"){
-let dataType218 = typeof data202;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "number" || dataType218 == "boolean"){
-coerced218 = "" + data202;
+const _errs633 = errors;
+if(typeof data206 !== "string"){
+let dataType222 = typeof data206;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data206;
 }
-else if(data202 === null){
-coerced218 = "";
+else if(data206 === null){
+coerced222 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data202};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -10893,15 +11059,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced218 !== undefined){
-data202 = coerced218;
-if(data200 !== undefined){
-data200["max_reasoning_effort"] = coerced218;
+if(coerced222 !== undefined){
+data206 = coerced222;
+if(data204 !== undefined){
+data204["max_reasoning_effort"] = coerced222;
 }
 }
 }
-if("low" !== data202){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data202};
+if("low" !== data206){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -10910,22 +11076,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs625 === errors;
+var _valid19 = _errs633 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs627 = errors;
-if(typeof data202 !== "string"){
-let dataType219 = typeof data202;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "number" || dataType219 == "boolean"){
-coerced219 = "" + data202;
+const _errs635 = errors;
+if(typeof data206 !== "string"){
+let dataType223 = typeof data206;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 == "number" || dataType223 == "boolean"){
+coerced223 = "" + data206;
 }
-else if(data202 === null){
-coerced219 = "";
+else if(data206 === null){
+coerced223 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data202};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -10935,15 +11101,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced219 !== undefined){
-data202 = coerced219;
-if(data200 !== undefined){
-data200["max_reasoning_effort"] = coerced219;
+if(coerced223 !== undefined){
+data206 = coerced223;
+if(data204 !== undefined){
+data204["max_reasoning_effort"] = coerced223;
 }
 }
 }
-if("medium" !== data202){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data202};
+if("medium" !== data206){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -10952,280 +11118,10 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs627 === errors;
+var _valid19 = _errs635 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs629 = errors;
-if(typeof data202 !== "string"){
-let dataType220 = typeof data202;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data202;
-}
-else if(data202 === null){
-coerced220 = "";
-}
-else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data202};
-if(vErrors === null){
-vErrors = [err201];
-}
-else {
-vErrors.push(err201);
-}
-errors++;
-}
-}
-if(coerced220 !== undefined){
-data202 = coerced220;
-if(data200 !== undefined){
-data200["max_reasoning_effort"] = coerced220;
-}
-}
-}
-if("high" !== data202){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data202};
-if(vErrors === null){
-vErrors = [err202];
-}
-else {
-vErrors.push(err202);
-}
-errors++;
-}
-var _valid19 = _errs629 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs631 = errors;
-if(typeof data202 !== "string"){
-let dataType221 = typeof data202;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data202;
-}
-else if(data202 === null){
-coerced221 = "";
-}
-else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data202};
-if(vErrors === null){
-vErrors = [err203];
-}
-else {
-vErrors.push(err203);
-}
-errors++;
-}
-}
-if(coerced221 !== undefined){
-data202 = coerced221;
-if(data200 !== undefined){
-data200["max_reasoning_effort"] = coerced221;
-}
-}
-}
-if("xhigh" !== data202){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data202};
-if(vErrors === null){
-vErrors = [err204];
-}
-else {
-vErrors.push(err204);
-}
-errors++;
-}
-var _valid19 = _errs631 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs633 = errors;
-if(typeof data202 !== "string"){
-let dataType222 = typeof data202;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data202;
-}
-else if(data202 === null){
-coerced222 = "";
-}
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data202};
-if(vErrors === null){
-vErrors = [err205];
-}
-else {
-vErrors.push(err205);
-}
-errors++;
-}
-}
-if(coerced222 !== undefined){
-data202 = coerced222;
-if(data200 !== undefined){
-data200["max_reasoning_effort"] = coerced222;
-}
-}
-}
-if("max" !== data202){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data202};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
-var _valid19 = _errs633 === errors;
-valid73 = valid73 || _valid19;
-}
-}
-}
-}
-}
-}
-if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data202};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs620;
-if(vErrors !== null){
-if(_errs620){
-vErrors.length = _errs620;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid72 = _errs619 === errors;
-}
-else {
-var valid72 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data200}];
-return false;
-}
-}
-var valid69 = _errs614 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data190}];
-return false;
-}
-}
-var valid68 = _errs592 === errors;
-if(!valid68){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data189}];
-return false;
-}
-}
-var valid0 = _errs590 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data203 = data.keys;
-const _errs635 = errors;
-if(errors === _errs635){
-if(Array.isArray(data203)){
-var valid74 = true;
-const len10 = data203.length;
-for(let i10=0; i10<len10; i10++){
-let data204 = data203[i10];
 const _errs637 = errors;
-if(errors === _errs637){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
-let missing14;
-if((data204.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data204}];
-return false;
-}
-else {
-const _errs639 = errors;
-for(const key44 in data204){
-if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data204}];
-return false;
-break;
-}
-}
-if(_errs639 === errors){
-if(data204.key !== undefined){
-let data205 = data204.key;
-const _errs640 = errors;
-if(typeof data205 !== "string"){
-let dataType223 = typeof data205;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data205;
-}
-else if(data205 === null){
-coerced223 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data205}];
-return false;
-}
-}
-if(coerced223 !== undefined){
-data205 = coerced223;
-if(data204 !== undefined){
-data204["key"] = coerced223;
-}
-}
-}
-if(errors === _errs640){
-if(typeof data205 === "string"){
-if(func3(data205) < 8){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters",schema:8,parentSchema:schema11.properties.keys.items.properties.key,data:data205}];
-return false;
-}
-}
-}
-var valid75 = _errs640 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data204.account !== undefined){
-let data206 = data204.account;
-const _errs642 = errors;
 if(typeof data206 !== "string"){
 let dataType224 = typeof data206;
 let coerced224 = undefined;
@@ -11237,230 +11133,254 @@ else if(data206 === null){
 coerced224 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data206}];
-return false;
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+if(vErrors === null){
+vErrors = [err201];
+}
+else {
+vErrors.push(err201);
+}
+errors++;
 }
 }
 if(coerced224 !== undefined){
 data206 = coerced224;
 if(data204 !== undefined){
-data204["account"] = coerced224;
+data204["max_reasoning_effort"] = coerced224;
 }
 }
 }
-if(errors === _errs642){
-if(typeof data206 === "string"){
-if(func3(data206) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data206}];
-return false;
-}
-}
-}
-var valid75 = _errs642 === errors;
+if("high" !== data206){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+if(vErrors === null){
+vErrors = [err202];
 }
 else {
-var valid75 = true;
+vErrors.push(err202);
 }
-if(valid75){
-if(data204.name !== undefined){
-let data207 = data204.name;
-const _errs644 = errors;
-if(typeof data207 !== "string"){
-let dataType225 = typeof data207;
+errors++;
+}
+var _valid19 = _errs637 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs639 = errors;
+if(typeof data206 !== "string"){
+let dataType225 = typeof data206;
 let coerced225 = undefined;
 if(!(coerced225 !== undefined)){
 if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data207;
+coerced225 = "" + data206;
 }
-else if(data207 === null){
+else if(data206 === null){
 coerced225 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data207}];
-return false;
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
 }
 }
 if(coerced225 !== undefined){
-data207 = coerced225;
+data206 = coerced225;
 if(data204 !== undefined){
-data204["name"] = coerced225;
+data204["max_reasoning_effort"] = coerced225;
 }
 }
 }
-var valid75 = _errs644 === errors;
+if("xhigh" !== data206){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+if(vErrors === null){
+vErrors = [err204];
 }
 else {
-var valid75 = true;
+vErrors.push(err204);
 }
-if(valid75){
-if(data204.spend_limit !== undefined){
-let data208 = data204.spend_limit;
-const _errs646 = errors;
-if(!(typeof data208 == "number")){
-let dataType226 = typeof data208;
+errors++;
+}
+var _valid19 = _errs639 === errors;
+valid73 = valid73 || _valid19;
+if(!valid73){
+const _errs641 = errors;
+if(typeof data206 !== "string"){
+let dataType226 = typeof data206;
 let coerced226 = undefined;
 if(!(coerced226 !== undefined)){
-if(dataType226 == "boolean" || data208 === null
-              || (dataType226 == "string" && data208 && data208 == +data208)){
-coerced226 = +data208;
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data206;
+}
+else if(data206 === null){
+coerced226 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data208}];
-return false;
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
 }
 }
 if(coerced226 !== undefined){
-data208 = coerced226;
+data206 = coerced226;
 if(data204 !== undefined){
-data204["spend_limit"] = coerced226;
+data204["max_reasoning_effort"] = coerced226;
 }
 }
 }
-if(errors === _errs646){
-if(typeof data208 == "number"){
-if(data208 < 0 || isNaN(data208)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data208}];
+if("max" !== data206){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+var _valid19 = _errs641 === errors;
+valid73 = valid73 || _valid19;
+}
+}
+}
+}
+}
+}
+if(!valid73){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data206};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs628;
+if(vErrors !== null){
+if(_errs628){
+vErrors.length = _errs628;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid72 = _errs627 === errors;
+}
+else {
+var valid72 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
 return false;
 }
 }
-}
-var valid75 = _errs646 === errors;
+var valid69 = _errs622 === errors;
 }
 else {
-var valid75 = true;
+var valid69 = true;
 }
-if(valid75){
-if(data204.limits !== undefined){
-let data209 = data204.limits;
-const _errs648 = errors;
-if(errors === _errs648){
-if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
-const _errs650 = errors;
-for(const key45 in data209){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data209}];
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data194}];
+return false;
+}
+}
+var valid68 = _errs600 === errors;
+if(!valid68){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data193}];
+return false;
+}
+}
+var valid0 = _errs598 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data207 = data.keys;
+const _errs643 = errors;
+if(errors === _errs643){
+if(Array.isArray(data207)){
+var valid74 = true;
+const len10 = data207.length;
+for(let i10=0; i10<len10; i10++){
+let data208 = data207[i10];
+const _errs645 = errors;
+if(errors === _errs645){
+if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
+let missing14;
+if((data208.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data208}];
+return false;
+}
+else {
+const _errs647 = errors;
+for(const key44 in data208){
+if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data208}];
 return false;
 break;
 }
 }
-if(_errs650 === errors){
-if(data209.rpm !== undefined){
-let data210 = data209.rpm;
-const _errs651 = errors;
-if(!((typeof data210 == "number") && (!(data210 % 1) && !isNaN(data210)))){
-let dataType227 = typeof data210;
+if(_errs647 === errors){
+if(data208.key !== undefined){
+let data209 = data208.key;
+const _errs648 = errors;
+if(typeof data209 !== "string"){
+let dataType227 = typeof data209;
 let coerced227 = undefined;
 if(!(coerced227 !== undefined)){
-if(dataType227 === "boolean" || data210 === null
-              || (dataType227 === "string" && data210 && data210 == +data210 && !(data210 % 1))){
-coerced227 = +data210;
+if(dataType227 == "number" || dataType227 == "boolean"){
+coerced227 = "" + data209;
+}
+else if(data209 === null){
+coerced227 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data210}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
 return false;
 }
 }
 if(coerced227 !== undefined){
-data210 = coerced227;
-if(data209 !== undefined){
-data209["rpm"] = coerced227;
+data209 = coerced227;
+if(data208 !== undefined){
+data208["key"] = coerced227;
 }
 }
 }
-if(errors === _errs651){
-if(typeof data210 == "number"){
-if(data210 < 1 || isNaN(data210)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data210}];
+if(errors === _errs648){
+if(typeof data209 === "string"){
+if(func3(data209) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
 return false;
 }
-}
-}
-var valid76 = _errs651 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data209.rps !== undefined){
-let data211 = data209.rps;
-const _errs653 = errors;
-if(!((typeof data211 == "number") && (!(data211 % 1) && !isNaN(data211)))){
-let dataType228 = typeof data211;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 === "boolean" || data211 === null
-              || (dataType228 === "string" && data211 && data211 == +data211 && !(data211 % 1))){
-coerced228 = +data211;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data211}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data211 = coerced228;
-if(data209 !== undefined){
-data209["rps"] = coerced228;
-}
-}
-}
-if(errors === _errs653){
-if(typeof data211 == "number"){
-if(data211 < 1 || isNaN(data211)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data211}];
-return false;
-}
-}
-}
-var valid76 = _errs653 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data209.tpm !== undefined){
-let data212 = data209.tpm;
-const _errs655 = errors;
-if(!((typeof data212 == "number") && (!(data212 % 1) && !isNaN(data212)))){
-let dataType229 = typeof data212;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 === "boolean" || data212 === null
-              || (dataType229 === "string" && data212 && data212 == +data212 && !(data212 % 1))){
-coerced229 = +data212;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data212}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data212 = coerced229;
-if(data209 !== undefined){
-data209["tpm"] = coerced229;
-}
-}
-}
-if(errors === _errs655){
-if(typeof data212 == "number"){
-if(data212 < 1 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data212}];
-return false;
-}
-}
-}
-var valid76 = _errs655 === errors;
-}
-else {
-var valid76 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data209}];
-return false;
 }
 }
 var valid75 = _errs648 === errors;
@@ -11469,125 +11389,377 @@ else {
 var valid75 = true;
 }
 if(valid75){
-if(data204.allowed_models !== undefined){
-let data213 = data204.allowed_models;
-const _errs657 = errors;
-if(errors === _errs657){
-if(Array.isArray(data213)){
-var valid77 = true;
-const len11 = data213.length;
-for(let i11=0; i11<len11; i11++){
-let data214 = data213[i11];
-const _errs659 = errors;
-if(typeof data214 !== "string"){
-let dataType230 = typeof data214;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "number" || dataType230 == "boolean"){
-coerced230 = "" + data214;
+if(data208.account !== undefined){
+let data210 = data208.account;
+const _errs650 = errors;
+if(typeof data210 !== "string"){
+let dataType228 = typeof data210;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "number" || dataType228 == "boolean"){
+coerced228 = "" + data210;
 }
-else if(data214 === null){
-coerced230 = "";
+else if(data210 === null){
+coerced228 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data214}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data210 = coerced228;
+if(data208 !== undefined){
+data208["account"] = coerced228;
+}
+}
+}
+if(errors === _errs650){
+if(typeof data210 === "string"){
+if(func3(data210) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
+return false;
+}
+}
+}
+var valid75 = _errs650 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data208.name !== undefined){
+let data211 = data208.name;
+const _errs652 = errors;
+if(typeof data211 !== "string"){
+let dataType229 = typeof data211;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "number" || dataType229 == "boolean"){
+coerced229 = "" + data211;
+}
+else if(data211 === null){
+coerced229 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data211}];
+return false;
+}
+}
+if(coerced229 !== undefined){
+data211 = coerced229;
+if(data208 !== undefined){
+data208["name"] = coerced229;
+}
+}
+}
+var valid75 = _errs652 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data208.spend_limit !== undefined){
+let data212 = data208.spend_limit;
+const _errs654 = errors;
+if(!(typeof data212 == "number")){
+let dataType230 = typeof data212;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "boolean" || data212 === null
+              || (dataType230 == "string" && data212 && data212 == +data212)){
+coerced230 = +data212;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
 return false;
 }
 }
 if(coerced230 !== undefined){
-data214 = coerced230;
-if(data213 !== undefined){
-data213[i11] = coerced230;
+data212 = coerced230;
+if(data208 !== undefined){
+data208["spend_limit"] = coerced230;
 }
 }
 }
-if(errors === _errs659){
-if(typeof data214 === "string"){
-if(func3(data214) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data214}];
+if(errors === _errs654){
+if(typeof data212 == "number"){
+if(data212 > 1000000 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
+return false;
+}
+else {
+if(data212 < 0 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
 return false;
 }
 }
 }
-var valid77 = _errs659 === errors;
+}
+var valid75 = _errs654 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data208.limits !== undefined){
+let data213 = data208.limits;
+const _errs656 = errors;
+if(errors === _errs656){
+if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
+const _errs658 = errors;
+for(const key45 in data213){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
+return false;
+break;
+}
+}
+if(_errs658 === errors){
+if(data213.rpm !== undefined){
+let data214 = data213.rpm;
+const _errs659 = errors;
+if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
+let dataType231 = typeof data214;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 === "boolean" || data214 === null
+              || (dataType231 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
+coerced231 = +data214;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data214 = coerced231;
+if(data213 !== undefined){
+data213["rpm"] = coerced231;
+}
+}
+}
+if(errors === _errs659){
+if(typeof data214 == "number"){
+if(data214 < 1 || isNaN(data214)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
+return false;
+}
+}
+}
+var valid76 = _errs659 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data213.rps !== undefined){
+let data215 = data213.rps;
+const _errs661 = errors;
+if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
+let dataType232 = typeof data215;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 === "boolean" || data215 === null
+              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
+coerced232 = +data215;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
+return false;
+}
+}
+if(coerced232 !== undefined){
+data215 = coerced232;
+if(data213 !== undefined){
+data213["rps"] = coerced232;
+}
+}
+}
+if(errors === _errs661){
+if(typeof data215 == "number"){
+if(data215 < 1 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
+return false;
+}
+}
+}
+var valid76 = _errs661 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data213.tpm !== undefined){
+let data216 = data213.tpm;
+const _errs663 = errors;
+if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
+let dataType233 = typeof data216;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 === "boolean" || data216 === null
+              || (dataType233 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
+coerced233 = +data216;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
+return false;
+}
+}
+if(coerced233 !== undefined){
+data216 = coerced233;
+if(data213 !== undefined){
+data213["tpm"] = coerced233;
+}
+}
+}
+if(errors === _errs663){
+if(typeof data216 == "number"){
+if(data216 < 1 || isNaN(data216)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
+return false;
+}
+}
+}
+var valid76 = _errs663 === errors;
+}
+else {
+var valid76 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
+return false;
+}
+}
+var valid75 = _errs656 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data208.allowed_models !== undefined){
+let data217 = data208.allowed_models;
+const _errs665 = errors;
+if(errors === _errs665){
+if(Array.isArray(data217)){
+var valid77 = true;
+const len11 = data217.length;
+for(let i11=0; i11<len11; i11++){
+let data218 = data217[i11];
+const _errs667 = errors;
+if(typeof data218 !== "string"){
+let dataType234 = typeof data218;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data218;
+}
+else if(data218 === null){
+coerced234 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
+return false;
+}
+}
+if(coerced234 !== undefined){
+data218 = coerced234;
+if(data217 !== undefined){
+data217[i11] = coerced234;
+}
+}
+}
+if(errors === _errs667){
+if(typeof data218 === "string"){
+if(func3(data218) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
+return false;
+}
+}
+}
+var valid77 = _errs667 === errors;
 if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data213}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data217}];
 return false;
 }
 }
-var valid75 = _errs657 === errors;
+var valid75 = _errs665 === errors;
 }
 else {
 var valid75 = true;
 }
 if(valid75){
-if(data204.policy !== undefined){
-let data215 = data204.policy;
-const _errs661 = errors;
-if(errors === _errs661){
-if(data215 && typeof data215 == "object" && !Array.isArray(data215)){
-const _errs663 = errors;
-for(const key46 in data215){
+if(data208.policy !== undefined){
+let data219 = data208.policy;
+const _errs669 = errors;
+if(errors === _errs669){
+if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
+const _errs671 = errors;
+for(const key46 in data219){
 if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
 return false;
 break;
 }
 }
-if(_errs663 === errors){
-if(data215.streaming !== undefined){
-let data216 = data215.streaming;
-const _errs664 = errors;
-if(typeof data216 !== "boolean"){
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(data216 === "false" || data216 === 0 || data216 === null){
-coerced231 = false;
+if(_errs671 === errors){
+if(data219.streaming !== undefined){
+let data220 = data219.streaming;
+const _errs672 = errors;
+if(typeof data220 !== "boolean"){
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(data220 === "false" || data220 === 0 || data220 === null){
+coerced235 = false;
 }
-else if(data216 === "true" || data216 === 1){
-coerced231 = true;
+else if(data220 === "true" || data220 === 1){
+coerced235 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data220}];
 return false;
 }
 }
-if(coerced231 !== undefined){
-data216 = coerced231;
-if(data215 !== undefined){
-data215["streaming"] = coerced231;
+if(coerced235 !== undefined){
+data220 = coerced235;
+if(data219 !== undefined){
+data219["streaming"] = coerced235;
 }
 }
 }
-var valid78 = _errs664 === errors;
+var valid78 = _errs672 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data215.max_reasoning_effort !== undefined){
-let data217 = data215.max_reasoning_effort;
-const _errs666 = errors;
-const _errs667 = errors;
+if(data219.max_reasoning_effort !== undefined){
+let data221 = data219.max_reasoning_effort;
+const _errs674 = errors;
+const _errs675 = errors;
 let valid79 = false;
-const _errs668 = errors;
-if(typeof data217 !== "string"){
-let dataType232 = typeof data217;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 == "number" || dataType232 == "boolean"){
-coerced232 = "" + data217;
+const _errs676 = errors;
+if(typeof data221 !== "string"){
+let dataType236 = typeof data221;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data221;
 }
-else if(data217 === null){
-coerced232 = "";
+else if(data221 === null){
+coerced236 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data217};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11597,15 +11769,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced232 !== undefined){
-data217 = coerced232;
-if(data215 !== undefined){
-data215["max_reasoning_effort"] = coerced232;
+if(coerced236 !== undefined){
+data221 = coerced236;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced236;
 }
 }
 }
-if("none" !== data217){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data217};
+if("none" !== data221){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11614,22 +11786,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs668 === errors;
+var _valid20 = _errs676 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs670 = errors;
-if(typeof data217 !== "string"){
-let dataType233 = typeof data217;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 == "number" || dataType233 == "boolean"){
-coerced233 = "" + data217;
+const _errs678 = errors;
+if(typeof data221 !== "string"){
+let dataType237 = typeof data221;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data221;
 }
-else if(data217 === null){
-coerced233 = "";
+else if(data221 === null){
+coerced237 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data217};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11639,15 +11811,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced233 !== undefined){
-data217 = coerced233;
-if(data215 !== undefined){
-data215["max_reasoning_effort"] = coerced233;
+if(coerced237 !== undefined){
+data221 = coerced237;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced237;
 }
 }
 }
-if("minimal" !== data217){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data217};
+if("minimal" !== data221){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11656,22 +11828,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs670 === errors;
+var _valid20 = _errs678 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs672 = errors;
-if(typeof data217 !== "string"){
-let dataType234 = typeof data217;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data217;
+const _errs680 = errors;
+if(typeof data221 !== "string"){
+let dataType238 = typeof data221;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data221;
 }
-else if(data217 === null){
-coerced234 = "";
+else if(data221 === null){
+coerced238 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data217};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11681,15 +11853,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced234 !== undefined){
-data217 = coerced234;
-if(data215 !== undefined){
-data215["max_reasoning_effort"] = coerced234;
+if(coerced238 !== undefined){
+data221 = coerced238;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced238;
 }
 }
 }
-if("low" !== data217){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data217};
+if("low" !== data221){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11698,22 +11870,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs672 === errors;
+var _valid20 = _errs680 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs674 = errors;
-if(typeof data217 !== "string"){
-let dataType235 = typeof data217;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "number" || dataType235 == "boolean"){
-coerced235 = "" + data217;
+const _errs682 = errors;
+if(typeof data221 !== "string"){
+let dataType239 = typeof data221;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data221;
 }
-else if(data217 === null){
-coerced235 = "";
+else if(data221 === null){
+coerced239 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data217};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11723,15 +11895,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced235 !== undefined){
-data217 = coerced235;
-if(data215 !== undefined){
-data215["max_reasoning_effort"] = coerced235;
+if(coerced239 !== undefined){
+data221 = coerced239;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced239;
 }
 }
 }
-if("medium" !== data217){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data217};
+if("medium" !== data221){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11740,22 +11912,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs674 === errors;
+var _valid20 = _errs682 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs676 = errors;
-if(typeof data217 !== "string"){
-let dataType236 = typeof data217;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data217;
+const _errs684 = errors;
+if(typeof data221 !== "string"){
+let dataType240 = typeof data221;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data221;
 }
-else if(data217 === null){
-coerced236 = "";
+else if(data221 === null){
+coerced240 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data217};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11765,15 +11937,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data217 = coerced236;
-if(data215 !== undefined){
-data215["max_reasoning_effort"] = coerced236;
+if(coerced240 !== undefined){
+data221 = coerced240;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced240;
 }
 }
 }
-if("high" !== data217){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data217};
+if("high" !== data221){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11782,22 +11954,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs676 === errors;
+var _valid20 = _errs684 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs678 = errors;
-if(typeof data217 !== "string"){
-let dataType237 = typeof data217;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data217;
+const _errs686 = errors;
+if(typeof data221 !== "string"){
+let dataType241 = typeof data221;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data221;
 }
-else if(data217 === null){
-coerced237 = "";
+else if(data221 === null){
+coerced241 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data217};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11807,15 +11979,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data217 = coerced237;
-if(data215 !== undefined){
-data215["max_reasoning_effort"] = coerced237;
+if(coerced241 !== undefined){
+data221 = coerced241;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced241;
 }
 }
 }
-if("xhigh" !== data217){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data217};
+if("xhigh" !== data221){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11824,22 +11996,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs678 === errors;
+var _valid20 = _errs686 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs680 = errors;
-if(typeof data217 !== "string"){
-let dataType238 = typeof data217;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data217;
+const _errs688 = errors;
+if(typeof data221 !== "string"){
+let dataType242 = typeof data221;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data221;
 }
-else if(data217 === null){
-coerced238 = "";
+else if(data221 === null){
+coerced242 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data217};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -11849,15 +12021,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data217 = coerced238;
-if(data215 !== undefined){
-data215["max_reasoning_effort"] = coerced238;
+if(coerced242 !== undefined){
+data221 = coerced242;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced242;
 }
 }
 }
-if("max" !== data217){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data217};
+if("max" !== data221){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -11866,7 +12038,7 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs680 === errors;
+var _valid20 = _errs688 === errors;
 valid79 = valid79 || _valid20;
 }
 }
@@ -11875,7 +12047,7 @@ valid79 = valid79 || _valid20;
 }
 }
 if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data217};
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data221};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -11887,17 +12059,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs667;
+errors = _errs675;
 if(vErrors !== null){
-if(_errs667){
-vErrors.length = _errs667;
+if(_errs675){
+vErrors.length = _errs675;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs666 === errors;
+var valid78 = _errs674 === errors;
 }
 else {
 var valid78 = true;
@@ -11906,34 +12078,34 @@ var valid78 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
 return false;
 }
 }
-var valid75 = _errs661 === errors;
+var valid75 = _errs669 === errors;
 }
 else {
 var valid75 = true;
 }
 if(valid75){
-if(data204.status !== undefined){
-let data218 = data204.status;
-const _errs682 = errors;
-const _errs683 = errors;
+if(data208.status !== undefined){
+let data222 = data208.status;
+const _errs690 = errors;
+const _errs691 = errors;
 let valid80 = false;
-const _errs684 = errors;
-if(typeof data218 !== "string"){
-let dataType239 = typeof data218;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data218;
+const _errs692 = errors;
+if(typeof data222 !== "string"){
+let dataType243 = typeof data222;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data222;
 }
-else if(data218 === null){
-coerced239 = "";
+else if(data222 === null){
+coerced243 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data218};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -11943,15 +12115,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced239 !== undefined){
-data218 = coerced239;
-if(data204 !== undefined){
-data204["status"] = coerced239;
+if(coerced243 !== undefined){
+data222 = coerced243;
+if(data208 !== undefined){
+data208["status"] = coerced243;
 }
 }
 }
-if("active" !== data218){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data218};
+if("active" !== data222){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -11960,22 +12132,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs684 === errors;
+var _valid21 = _errs692 === errors;
 valid80 = valid80 || _valid21;
 if(!valid80){
-const _errs686 = errors;
-if(typeof data218 !== "string"){
-let dataType240 = typeof data218;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data218;
+const _errs694 = errors;
+if(typeof data222 !== "string"){
+let dataType244 = typeof data222;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "number" || dataType244 == "boolean"){
+coerced244 = "" + data222;
 }
-else if(data218 === null){
-coerced240 = "";
+else if(data222 === null){
+coerced244 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data218};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -11985,15 +12157,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced240 !== undefined){
-data218 = coerced240;
-if(data204 !== undefined){
-data204["status"] = coerced240;
+if(coerced244 !== undefined){
+data222 = coerced244;
+if(data208 !== undefined){
+data208["status"] = coerced244;
 }
 }
 }
-if("blocked" !== data218){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data218};
+if("blocked" !== data222){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12002,22 +12174,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs686 === errors;
+var _valid21 = _errs694 === errors;
 valid80 = valid80 || _valid21;
 if(!valid80){
-const _errs688 = errors;
-if(typeof data218 !== "string"){
-let dataType241 = typeof data218;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data218;
+const _errs696 = errors;
+if(typeof data222 !== "string"){
+let dataType245 = typeof data222;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data222;
 }
-else if(data218 === null){
-coerced241 = "";
+else if(data222 === null){
+coerced245 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data218};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12027,15 +12199,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced241 !== undefined){
-data218 = coerced241;
-if(data204 !== undefined){
-data204["status"] = coerced241;
+if(coerced245 !== undefined){
+data222 = coerced245;
+if(data208 !== undefined){
+data208["status"] = coerced245;
 }
 }
 }
-if("revoked" !== data218){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data218};
+if("revoked" !== data222){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12044,22 +12216,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs688 === errors;
+var _valid21 = _errs696 === errors;
 valid80 = valid80 || _valid21;
 if(!valid80){
-const _errs690 = errors;
-if(typeof data218 !== "string"){
-let dataType242 = typeof data218;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data218;
+const _errs698 = errors;
+if(typeof data222 !== "string"){
+let dataType246 = typeof data222;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data222;
 }
-else if(data218 === null){
-coerced242 = "";
+else if(data222 === null){
+coerced246 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data218};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12069,15 +12241,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced242 !== undefined){
-data218 = coerced242;
-if(data204 !== undefined){
-data204["status"] = coerced242;
+if(coerced246 !== undefined){
+data222 = coerced246;
+if(data208 !== undefined){
+data208["status"] = coerced246;
 }
 }
 }
-if("deleted" !== data218){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data218};
+if("deleted" !== data222){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12086,13 +12258,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs690 === errors;
+var _valid21 = _errs698 === errors;
 valid80 = valid80 || _valid21;
 }
 }
 }
 if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data218};
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data222};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12104,17 +12276,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs683;
+errors = _errs691;
 if(vErrors !== null){
-if(_errs683){
-vErrors.length = _errs683;
+if(_errs691){
+vErrors.length = _errs691;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs682 === errors;
+var valid75 = _errs690 === errors;
 }
 else {
 var valid75 = true;
@@ -12130,22 +12302,22 @@ var valid75 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data204}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data208}];
 return false;
 }
 }
-var valid74 = _errs637 === errors;
+var valid74 = _errs645 === errors;
 if(!valid74){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data207}];
 return false;
 }
 }
-var valid0 = _errs635 === errors;
+var valid0 = _errs643 === errors;
 }
 else {
 var valid0 = true;
