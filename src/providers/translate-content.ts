@@ -1,4 +1,5 @@
 import { invalidParameter, invalidValue, type GatewayError } from '../errors/gateway-error.js';
+import { isRecord } from '../protocol/is-record.js';
 
 /**
  * Helpers shared by the adapters that translate OpenAI requests into another protocol
@@ -11,10 +12,7 @@ export function notExpressible(param: string, protocol: string, what: string): G
   return invalidParameter(param, 'not_for_protocol', { what, protocol });
 }
 
-/** A record, not null, not an array. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord };
 
 /** An OpenAI content part as sent by clients. */
 export type ContentPart = Record<string, unknown> & { type: string };
