@@ -280,6 +280,9 @@ http: { body_limit_bytes: ${BODY_LIMIT}, max_messages: ${MAX_MESSAGES}, max_choi
 nodes: [{ id: a, provider: openai, base_url: "${node.baseUrl}" }]
 models: [{ id: m, reasoning: { default_effort: low }, routes: [{ node: a }] }]
 keys: [{ key: ${API_KEY} }]
+# The cases send hundreds of wrong keys from one address: what this suite checks is that each
+# gets a 4xx in the spec format, not the failed-attempt limit (test/ops/failed-auth-limit.test.ts).
+limits: { auth_failures_per_minute: 1000000 }
 `);
 });
 
