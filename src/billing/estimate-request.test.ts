@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ModelConfig } from '../config/gateway-config.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { countPromptTokens, DEFAULT_OUTPUT_RESERVE, marksCacheBreakpoints, outputCapOf } from './estimate-request.js';
+import { modelConfig } from '../../test/support/model-config.js';
 
-const base = {
-  id: 'm',
-  ownedBy: 'x',
-  created: 0,
-  contextLength: undefined,
-  maxOutputTokens: undefined,
-  defaultMaxTokens: undefined,
-  reasoning: undefined,
-  pricing: undefined,
-  routes: [],
-} as ModelConfig;
+const base = modelConfig();
 const ask = (fields: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'm', messages: [], ...fields });
 
 test('outputCapOf: client cap or default_max_tokens clamped to max_output_tokens, else max_output_tokens, else the context, else the default reserve', () => {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { ModelConfig, ModelPricing } from '../config/gateway-config.js';
 import { reservedPrices, reservedToolNano, settledPrices, toolCallsNano } from './feature-prices.js';
 import { nanoPrices } from './prices.js';
+import { modelConfig } from '../../test/support/model-config.js';
 
 // Issue 28 finding 10: the reservation covers every priced feature a request may use;
 // settlement prices what the node reported, each price the dearest of the tables that apply.
@@ -16,15 +17,7 @@ const table = (input: number, output: number): ModelPricing => ({
   reasoning: undefined,
 });
 
-const MODEL: ModelConfig = {
-  id: 'm',
-  ownedBy: 'x',
-  created: 0,
-  contextLength: undefined,
-  maxOutputTokens: undefined,
-  defaultMaxTokens: undefined,
-  reasoning: undefined,
-  routes: [],
+const MODEL: ModelConfig = modelConfig({
   pricing: table(1, 2),
   pricedFeatures: {
     serverTools: new Map([
@@ -37,7 +30,7 @@ const MODEL: ModelConfig = {
     ]),
     betas: new Map([['context-1m-2025-08-07', { pricing: table(3, 3), minPromptTokens: 200_000 }]]),
   },
-};
+});
 const BASE = nanoPrices(table(1, 2));
 const USE = { toolCalls: [{ tools: ['web_search', 'code_interpreter'], calls: 4 }], betas: ['context-1m-2025-08-07'] };
 

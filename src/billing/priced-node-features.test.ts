@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ModelConfig } from '../config/gateway-config.js';
 import { allowsServiceTier, forwardedBetas, pricedServerTool, serverToolName } from './priced-node-features.js';
+import { modelConfig } from '../../test/support/model-config.js';
 
 // Issue 28 finding 10: which tools and betas a node bills apart, by name.
 
@@ -50,17 +50,7 @@ test('priced betas are dropped unless listed; the others pass; a listed beta is 
 });
 
 test('a service tier reaches the node when the model lists it, or when it asks for the standard tier', () => {
-  const model = {
-    id: 'm',
-    ownedBy: 'x',
-    created: 0,
-    contextLength: undefined,
-    maxOutputTokens: undefined,
-    defaultMaxTokens: undefined,
-    reasoning: undefined,
-    pricing: undefined,
-    routes: [],
-  } satisfies ModelConfig;
+  const model = modelConfig();
   assert.deepEqual(
     ['priority', 'auto', 'flex', 'default', 'standard_only', 7].map((tier) => allowsServiceTier(model, tier)),
     [false, false, false, true, true, false],

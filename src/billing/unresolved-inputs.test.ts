@@ -1,22 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ModelConfig } from '../config/gateway-config.js';
 import { isGatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { markLeftOut, reservedPromptTokens, unresolvedInputsOf } from './unresolved-inputs.js';
+import { modelConfig } from '../../test/support/model-config.js';
 
-const model = (fields: Partial<ModelConfig>): ModelConfig => ({
-  id: 'm',
-  ownedBy: 'x',
-  created: 0,
-  contextLength: undefined,
-  maxOutputTokens: undefined,
-  defaultMaxTokens: undefined,
-  reasoning: undefined,
-  pricing: undefined,
-  routes: [],
-  ...fields,
-});
+const model = modelConfig;
 
 function request(content: unknown, unresolved = 0, text: string[] = []): ChatRequest {
   const chat = { model: 'm', messages: [{ role: 'user', content }] } as ChatRequest;
