@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { ENVELOPE_PREFIX } from '../protocol/anthropic/gateway-artifact.js';
 import { remadeOnChange } from './remade-on-change.js';
+import { isRecord } from '../protocol/is-record.js';
 
 const CIPHER = 'aes-256-gcm';
 /** GCM's nonce (random per envelope) and authentication tag. */
@@ -10,10 +11,6 @@ const TAG_BYTES = 16;
 const MAX_ENVELOPE_CHARS = 1 << 20;
 /** Bound to the envelope's version: a body sealed for another use of the key does not open as one. */
 const ASSOCIATED_DATA = Buffer.from(ENVELOPE_PREFIX, 'utf8');
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * The reasoning-artifact envelope (inbound-protocols 3.8, PRODUCT.md decision 17), one for

@@ -44,22 +44,25 @@ export class BodyBudget {
   take(holder: BodyHolder | undefined, bytes: number): void {
     if (bytes <= 0) return;
     const limits = this.limits();
-    overShare(this.perKey, holder?.keyId, bytes, limits.maxBodyBytesInFlightPerKey, 'key.body_bytes_in_flight');
-    overShare(
+    const keyId = holder?.keyId;
+    const accountId = holder?.accountId;
+    const ip = holder?.ip;
+    const byKey = shareAfter(this.perKey, keyId, bytes, limits.maxBodyBytesInFlightPerKey, 'key.body_bytes_in_flight');
+    const byAccount = shareAfter(
       this.perAccount,
-      holder?.accountId,
+      accountId,
       bytes,
       limits.maxBodyBytesInFlightPerAccount,
       'account.body_bytes_in_flight',
     );
-    overShare(this.perIp, holder?.ip, bytes, limits.maxBodyBytesInFlightPerIp, 'ip.body_bytes_in_flight');
+    const byIp = shareAfter(this.perIp, ip, bytes, limits.maxBodyBytesInFlightPerIp, 'ip.body_bytes_in_flight');
     if (this.total + bytes > limits.maxBodyBytesInFlight) {
       throw gatewayError('server_busy', { retryAfter: RETRY_AFTER_S, params: { retry_after: RETRY_AFTER_S } });
     }
     this.total += bytes;
-    add(this.perKey, holder?.keyId, bytes);
-    add(this.perAccount, holder?.accountId, bytes);
-    add(this.perIp, holder?.ip, bytes);
+    if (keyId !== undefined) this.perKey.set(keyId, byKey);
+    if (accountId !== undefined) this.perAccount.set(accountId, byAccount);
+    if (ip !== undefined) this.perIp.set(ip, byIp);
   }
 
   /** Gives back bytes taken with `take` for the same holder. */
@@ -72,21 +75,26 @@ export class BodyBudget {
   }
 }
 
-/** Throws 429 when `bytes` more would take `id`'s share past `cap`. */
-function overShare(
+/**
+ * What `id`'s share would hold with `bytes` more (0 without an id); throws 429 when that
+ * passes `cap`.
+ */
+function shareAfter(
   shares: Map<string, number>,
   id: string | undefined,
   bytes: number,
   cap: number | undefined,
   limit: string,
-): void {
-  if (id === undefined || cap === undefined) return;
-  if ((shares.get(id) ?? 0) + bytes > cap) {
+): number {
+  if (id === undefined) return 0;
+  const held = (shares.get(id) ?? 0) + bytes;
+  if (cap !== undefined && held > cap) {
     throw gatewayError('rate_limited', {
       retryAfter: RETRY_AFTER_S,
       params: { retry_after: RETRY_AFTER_S, limit },
     });
   }
+  return held;
 }
 
 function add(shares: Map<string, number>, id: string | undefined, bytes: number): void {

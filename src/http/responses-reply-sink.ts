@@ -30,9 +30,6 @@ function answeringNode(context: RequestContext): string | undefined {
   return context.record.attempts[context.record.attempts.length - 1]?.node;
 }
 
-/** The first event of a native Responses stream, whose `response.id` every later event keeps. */
-const NATIVE_CREATED = /^data: (\{"type":"response\.created".*)$/m;
-
 /** The terminal events of a native Responses stream, whose `response` is the one to store. */
 const NATIVE_TERMINAL = /^data: (\{"type":"response\.(?:completed|incomplete)".*)$/m;
 
@@ -93,12 +90,9 @@ class ResponsesStreamSink extends SseStreamSink {
   private nativeEvents = 0;
   /** The terminal `response` of a native stream, once it went by. */
   private nativeResponse: Item | undefined;
-  /** The id of a native stream's response, from its `response.created`. */
-  private nativeResponseId: string | undefined;
 
   write(events: string, format: ReplyFormat): Promise<void> | undefined {
     if (format === 'internal') return this.sse.write(this.events.write(events));
-    if (this.nativeEvents === 0) this.noteNativeId(events);
     if (this.onFinished !== undefined) this.noteNativeTerminal(events);
     this.nativeEvents += countEvents(events);
     return this.sse.write(events);
@@ -115,17 +109,6 @@ class ResponsesStreamSink extends SseStreamSink {
     }
     const { events, response } = this.events.end(end.lastEvents, end.usage);
     afterFinished(this.onFinished?.({ response, node: end.node }), () => this.sse.end(events));
-  }
-
-  private noteNativeId(events: string): void {
-    const match = NATIVE_CREATED.exec(events);
-    if (match === null) return;
-    try {
-      const id = (JSON.parse(match[1] as string) as { response?: { id?: unknown } }).response?.id;
-      if (typeof id === 'string') this.nativeResponseId = id;
-    } catch {
-      // Not JSON after all: the failure goes out under our id.
-    }
   }
 
   private noteNativeTerminal(events: string): void {
@@ -149,9 +132,10 @@ class ResponsesStreamSink extends SseStreamSink {
     };
     if (end?.format === 'native') {
       // The node's own events so far, then the failure in the same protocol.
-      if (this.nativeEvents === 0) this.noteNativeId(end.lastEvents);
+      // The node's id from its `response.created`, as the stream mapper read it ('' before it).
+      const nodeResponseId = end.identity.id === '' ? undefined : end.identity.id;
       this.nativeEvents += countEvents(end.lastEvents);
-      this.sse.end(end.lastEvents + this.events.nativeFailure(this.nativeEvents, errorFields, this.nativeResponseId));
+      this.sse.end(end.lastEvents + this.events.nativeFailure(this.nativeEvents, errorFields, nodeResponseId));
       return;
     }
     const { events } = this.events.fail(end?.lastEvents ?? '', errorFields, end?.usage);

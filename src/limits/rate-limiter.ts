@@ -336,8 +336,7 @@ function decisionOf(rules: readonly LimitRule[], result: LimitStoreResult): Rate
   }
   let headline: LimitOutcome | undefined;
   if (!result.allowed) headline = longestWait(result.outcomes);
-  else if (consumed === 0)
-    headline = leastRemaining(result.outcomes.filter((outcome) => outcome.name !== AUTH_FAILURES_LIMIT));
+  else if (consumed === 0) headline = leastRemaining(result.outcomes);
   else
     headline = leastRemaining(
       consumed === rules.length
@@ -427,9 +426,11 @@ function merge(base: RateLimitSettings, override: Partial<RateLimitSettings> | u
   return { rpm: override.rpm ?? base.rpm, rps: override.rps ?? base.rps, tpm: override.tpm ?? base.tpm };
 }
 
+/** The outcome with the least left, for the X-RateLimit headline; never the address's failed-authentication check. */
 function leastRemaining(outcomes: readonly LimitOutcome[]): LimitOutcome | undefined {
   let best: LimitOutcome | undefined;
   for (const outcome of outcomes) {
+    if (outcome.name === AUTH_FAILURES_LIMIT) continue;
     if (
       best === undefined ||
       outcome.remaining < best.remaining ||

@@ -1,4 +1,4 @@
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { NodeConfig } from '../config/gateway-config.js';
 import type { UpstreamCall as UpstreamRequest } from '../providers/types.js';
 import type { Cancellation } from './cancellation.js';
@@ -39,16 +39,14 @@ export class NodeClient {
    */
   send(call: UpstreamRequest, cancellation: Cancellation, headersTimeoutMs?: number): Promise<UpstreamResponse> {
     const upstream = new UpstreamCall(cancellation);
-    this.pool.dispatch(
-      {
-        method: 'POST',
-        path: this.basePath + call.path,
-        headers: call.headers,
-        body: call.body,
-        ...(headersTimeoutMs === undefined ? {} : { headersTimeout: headersTimeoutMs }),
-      },
-      upstream,
-    );
+    const options: Dispatcher.DispatchOptions = {
+      method: 'POST',
+      path: this.basePath + call.path,
+      headers: call.headers,
+      body: call.body,
+    };
+    if (headersTimeoutMs !== undefined) options.headersTimeout = headersTimeoutMs;
+    this.pool.dispatch(options, upstream);
     return upstream.promise;
   }
 

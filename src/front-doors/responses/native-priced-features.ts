@@ -1,4 +1,4 @@
-import type { FeatureUse } from '../../billing/feature-prices.js';
+import { NO_FEATURE_USE, type FeatureUse } from '../../billing/feature-prices.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
 import {
   allowsServerTool,
@@ -6,12 +6,9 @@ import {
   serverToolForced,
   withoutUnlistedTier,
 } from '../../billing/priced-node-features.js';
+import { isRecord as isItem } from '../../protocol/is-record.js';
 
 type Item = Record<string, unknown>;
-
-function isItem(value: unknown): value is Item {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A Responses request as a native node may get it, and what of the model's priced features it may use. */
 export interface NativeResponsesFeatures {
@@ -35,9 +32,10 @@ export function nativeResponsesFeatures(body: Item, model: ModelConfig): NativeR
   const kept = tools.filter((tool) => {
     const name = isItem(tool) ? pricedServerTool('responses', tool.type) : undefined;
     if (name === undefined) return true;
-    if (allowsServerTool(model, name)) offered.push(name);
+    const allowed = allowsServerTool(model, name);
+    if (allowed) offered.push(name);
     else withdrawn.add(name);
-    return allowsServerTool(model, name);
+    return allowed;
   });
   const choice = body.tool_choice;
   const forced = isItem(choice) ? pricedServerTool('responses', choice.type) : undefined;
@@ -49,7 +47,7 @@ export function nativeResponsesFeatures(body: Item, model: ModelConfig): NativeR
     const { tools: _none, tool_choice: left, ...rest } = native;
     native = left === undefined || typeof left === 'string' ? rest : { ...rest, tool_choice: left };
   }
-  if (offered.length === 0) return { body: native, use: { toolCalls: [], betas: [] } };
+  if (offered.length === 0) return { body: native, use: NO_FEATURE_USE };
   const prices = model.pricedFeatures?.serverTools;
   const cap = Math.max(...offered.map((name) => prices?.get(name)?.maxCalls ?? 0));
   const asked = body.max_tool_calls;

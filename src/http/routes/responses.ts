@@ -23,11 +23,11 @@ import { sendJson } from '../send-json.js';
 import { credentialsOf } from '../credentials.js';
 import { ResponsesReplySink, type OnResponseFinished } from '../responses-reply-sink.js';
 
-/**
- * Fields of a Responses body that would set the id of the response a node makes (vLLM's
- * `request_id`): never sent on, so that a client cannot choose an id another account holds.
- */
-const NODE_ID_FIELDS = ['request_id'] as const;
+/** `parsed` without its `request_id` (see nativeBody). */
+function withoutRequestId(parsed: CreateResponseRequest): Record<string, unknown> {
+  const { request_id: _nodeId, ...body } = parsed as Record<string, unknown>;
+  return body;
+}
 
 /**
  * The body a node serving the Responses API natively is sent: the client's, without the
@@ -40,8 +40,9 @@ function nativeBody(
   parsed: CreateResponseRequest,
   history: { readonly items: readonly Record<string, unknown>[]; readonly node: string | null },
 ): Record<string, unknown> {
-  const body: Record<string, unknown> = { ...parsed };
-  for (const field of NODE_ID_FIELDS) delete body[field];
+  // vLLM's `request_id` sets the id of the response the node makes: never sent on, so that a
+  // client cannot choose an id another account holds (copied only when it is there).
+  const body: Record<string, unknown> = 'request_id' in parsed ? withoutRequestId(parsed) : parsed;
   if (parsed.previous_response_id === undefined || parsed.previous_response_id === null) return body;
   const maker = history.node === null ? undefined : services.nodes.get(history.node)?.node;
   if (maker?.nativeApis.has('responses') === true) return body;
