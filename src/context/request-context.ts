@@ -6,6 +6,9 @@ import type { ReportedFeatures } from '../billing/feature-prices.js';
 /** A client-facing protocol: Chat Completions, Anthropic Messages, OpenAI Responses (docs/architecture.md). */
 export type FrontDoorName = 'chat' | 'messages' | 'responses';
 
+/** `hit`: the session's preferred node served it; `spill`: another node did; `none`: no session key or affinity off. */
+export type AffinityOutcome = 'hit' | 'spill' | 'none';
+
 /** One try of one node, as logged (issue: failover observability). */
 export interface AttemptRecord {
   readonly node: string;
@@ -20,7 +23,14 @@ export interface RequestRecord {
   frontDoor: FrontDoorName;
   keyPrefix?: string;
   accountId?: string;
+  /** The model id the client sent (an alias or the model's own id). */
   model?: string;
+  /** The configured model that served it, once resolved (differs from `model` when the client sent an alias, PRODUCT decision 25). */
+  modelServed?: string;
+  /** The end user the request is for (PRODUCT decision 27), as the front door read it; at most 128 characters. */
+  endUser?: string;
+  /** Whether the session's preferred node took the request (PRODUCT decision 26); undefined before routing. */
+  affinity?: AffinityOutcome;
   stream: boolean;
   attempts: AttemptRecord[];
   status?: number;

@@ -44,6 +44,16 @@ export interface GatewayRequest {
    * a native node: the reservation covers them, settlement prices what the node reports.
    */
   readonly features?: FeatureUse;
+  /**
+   * The end user the client names (PRODUCT decision 27): the `x-switchyard-user` header
+   * wins, else the door's own field; cut to 128 characters. Undefined when none is given.
+   */
+  readonly endUser?: string;
+  /**
+   * The session this request belongs to, for session affinity (PRODUCT decision 26): from
+   * the door's headers and fields, first found. Undefined when none is given.
+   */
+  readonly sessionKey?: string;
 }
 
 /**
