@@ -45,6 +45,8 @@ export interface RequestRecord {
   clientAborted: boolean;
   /** USD booked for this request; set by the money code when it settles (logged as `cost_usd`). */
   costUsd?: number;
+  /** The W3C trace id of the request's span when tracing is on (PRODUCT decision 29), for the request record. */
+  traceId?: string;
   /** The raw request body, kept only when `log.bodies` is on (debugging). */
   requestBody?: string;
 }

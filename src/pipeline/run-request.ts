@@ -35,6 +35,7 @@ export async function runRequest(
   context.record.frontDoor = request.frontDoor;
   context.record.model = chat.model;
   context.record.stream = request.stream;
+  context.record.endUser = request.endUser;
   const { model, effort } = authorize(services.models, admission, request);
   const reserved = reserve(services, admission, model, chat, effort, request.features);
   const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;

@@ -10,6 +10,7 @@ import { admitAndRead } from '../admit-and-read.js';
 import type { BodyBudget } from '../body-budget.js';
 import { ChatReplySink } from '../chat-reply-sink.js';
 import { credentialsOf } from '../credentials.js';
+import { endUserOf } from '../../front-doors/end-user.js';
 
 /** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
 function effortParam(request: ChatRequest): string | undefined {
@@ -43,6 +44,7 @@ export function chatCompletionsRoute(services: GatewayServices, logger: Logger, 
       chat,
       stream: chat.stream === true,
       effortParam: effortParam(chat),
+      endUser: endUserOf(request, chat.user, chat.safety_identifier),
     };
     await runRequest(
       services,

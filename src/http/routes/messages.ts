@@ -13,6 +13,7 @@ import { CORE_EFFORTS } from '../../config/reasoning-efforts.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
+import { endUserOf } from '../../front-doors/end-user.js';
 import { countInputTokens } from '../../pipeline/count-input-tokens.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCountTokensRequest, parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
@@ -129,6 +130,7 @@ export function messagesRoute(
       features: native.use,
       stream,
       effortParam: translated.effortParam,
+      endUser: endUserOf(request, messages.metadata?.user_id),
       ...(affinityNode === undefined ? {} : { affinityNode }),
     };
     // What message_start says before the node's count is known (rule A1): the reservation

@@ -10,6 +10,7 @@ import { NO_FEATURE_USE } from '../../billing/feature-prices.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
+import { endUserOf } from '../../front-doors/end-user.js';
 import { countInputTokens } from '../../pipeline/count-input-tokens.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
@@ -119,6 +120,7 @@ async function readResponsesRequest(
     stream: parsed.stream === true,
     effortParam:
       parsed.reasoning?.effort === undefined || parsed.reasoning.effort === null ? undefined : 'reasoning.effort',
+    endUser: endUserOf(request, parsed.user, parsed.safety_identifier),
   };
   return { admission, parsed, owner, previousId, history, references, translated, gatewayRequest };
 }
