@@ -1,5 +1,6 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import {
   asGatewayError,
@@ -29,6 +30,8 @@ import { metricsRoute } from './routes/metrics.js';
 import { MODEL_PATH_PREFIX, MODELS_ERROR_SHAPE, modelRoute, modelsRoute } from './routes/models.js';
 import { STORED_RESPONSE_PATH_PREFIX, storedResponsesRoute } from './routes/stored-responses.js';
 import type { adminRoute } from './admin/admin-route.js';
+import { clientIp } from '../limits/client-ip.js';
+import { requestLogRow } from '../request-log/request-log-row.js';
 import type { consoleRoute } from './console/console-route.js';
 
 export type RouteHandler = (
@@ -48,6 +51,11 @@ export interface Route {
 
 /** Probe and scrape paths: logged at debug, not counted in the request metrics, served while shutting down. */
 const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The operator's calls (admin API, console): not client requests, so not in the request record. */
+function isOperatorPath(path: string): boolean {
+  return path.startsWith('/admin/') || path === '/console' || path.startsWith('/console/');
+}
 /** After the grace period, how long cut requests get to write their last event before sockets are closed. */
 const CUT_WAIT_MS = 2_000;
 
@@ -222,6 +230,15 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     }
     requestLog.write('info', { context, method: request.method, path, totalMs });
     services.metrics.observeRequest(context.record, totalMs);
+    const records = services.requestRecords;
+    if (records === undefined || isOperatorPath(path)) return;
+    // A request with a valid key gets a record; one without is only counted per address and reason.
+    if (context.record.keyId !== undefined) {
+      records.add(requestLogRow(context, request.method, path, totalMs, Date.now()));
+    } else {
+      const reason = context.record.clientAborted ? 'client_aborted' : (context.record.errorCode ?? 'none');
+      records.countUnauthenticated(clientIp(request, services.trustedProxies), reason);
+    }
   }
 
   const server = createServer(
@@ -403,4 +420,5 @@ function answerClientError(
     'request',
   );
   services.metrics.observeRequest(context.record, 0);
+  services.requestRecords?.countUnauthenticated((socket as Partial<Socket>).remoteAddress ?? 'unknown', failure.code);
 }

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -713,37 +713,494 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.redis !== undefined){
-let data17 = data.redis;
+if(data.request_log !== undefined){
+let data17 = data.request_log;
 const _errs39 = errors;
-if(typeof data17 !== "string"){
-let dataType14 = typeof data17;
+if(errors === _errs39){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+const _errs41 = errors;
+for(const key4 in data17){
+if(!(func2.call(schema11.properties.request_log.properties, key4))){
+validate10.errors = [{instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.request_log,data:data17}];
+return false;
+break;
+}
+}
+if(_errs41 === errors){
+if(data17.enabled !== undefined){
+let data18 = data17.enabled;
+const _errs42 = errors;
+if(typeof data18 !== "boolean"){
 let coerced14 = undefined;
 if(!(coerced14 !== undefined)){
-if(dataType14 == "number" || dataType14 == "boolean"){
-coerced14 = "" + data17;
+if(data18 === "false" || data18 === 0 || data18 === null){
+coerced14 = false;
 }
-else if(data17 === null){
-coerced14 = "";
+else if(data18 === "true" || data18 === 1){
+coerced14 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data17}];
+validate10.errors = [{instancePath:instancePath+"/request_log/enabled",schemaPath:"#/properties/request_log/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.request_log.properties.enabled.type,parentSchema:schema11.properties.request_log.properties.enabled,data:data18}];
 return false;
 }
 }
 if(coerced14 !== undefined){
-data17 = coerced14;
-if(data !== undefined){
-data["redis"] = coerced14;
+data18 = coerced14;
+if(data17 !== undefined){
+data17["enabled"] = coerced14;
 }
 }
 }
-if(errors === _errs39){
-if(typeof data17 === "string"){
-if(!pattern1.test(data17)){
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data17}];
+var valid4 = _errs42 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.retention_days !== undefined){
+let data19 = data17.retention_days;
+const _errs44 = errors;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+let dataType15 = typeof data19;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 === "boolean" || data19 === null
+              || (dataType15 === "string" && data19 && data19 == +data19 && !(data19 % 1))){
+coerced15 = +data19;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/retention_days",schemaPath:"#/properties/request_log/properties/retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.retention_days.type,parentSchema:schema11.properties.request_log.properties.retention_days,data:data19}];
 return false;
 }
+}
+if(coerced15 !== undefined){
+data19 = coerced15;
+if(data17 !== undefined){
+data17["retention_days"] = coerced15;
+}
+}
+}
+if(errors === _errs44){
+if(typeof data19 == "number"){
+if(data19 > 3650 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/request_log/retention_days",schemaPath:"#/properties/request_log/properties/retention_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650},message:"must be <= 3650",schema:3650,parentSchema:schema11.properties.request_log.properties.retention_days,data:data19}];
+return false;
+}
+else {
+if(data19 < 1 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/request_log/retention_days",schemaPath:"#/properties/request_log/properties/retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.retention_days,data:data19}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs44 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_rows !== undefined){
+let data20 = data17.max_rows;
+const _errs46 = errors;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+let dataType16 = typeof data20;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 === "boolean" || data20 === null
+              || (dataType16 === "string" && data20 && data20 == +data20 && !(data20 % 1))){
+coerced16 = +data20;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_rows",schemaPath:"#/properties/request_log/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_rows.type,parentSchema:schema11.properties.request_log.properties.max_rows,data:data20}];
+return false;
+}
+}
+if(coerced16 !== undefined){
+data20 = coerced16;
+if(data17 !== undefined){
+data17["max_rows"] = coerced16;
+}
+}
+}
+if(errors === _errs46){
+if(typeof data20 == "number"){
+if(data20 > 1000000000 || isNaN(data20)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_rows",schemaPath:"#/properties/request_log/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema11.properties.request_log.properties.max_rows,data:data20}];
+return false;
+}
+else {
+if(data20 < 1 || isNaN(data20)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_rows",schemaPath:"#/properties/request_log/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.max_rows,data:data20}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs46 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.body_retention_days !== undefined){
+let data21 = data17.body_retention_days;
+const _errs48 = errors;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+let dataType17 = typeof data21;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 === "boolean" || data21 === null
+              || (dataType17 === "string" && data21 && data21 == +data21 && !(data21 % 1))){
+coerced17 = +data21;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/body_retention_days",schemaPath:"#/properties/request_log/properties/body_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.body_retention_days.type,parentSchema:schema11.properties.request_log.properties.body_retention_days,data:data21}];
+return false;
+}
+}
+if(coerced17 !== undefined){
+data21 = coerced17;
+if(data17 !== undefined){
+data17["body_retention_days"] = coerced17;
+}
+}
+}
+if(errors === _errs48){
+if(typeof data21 == "number"){
+if(data21 > 3650 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/request_log/body_retention_days",schemaPath:"#/properties/request_log/properties/body_retention_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650},message:"must be <= 3650",schema:3650,parentSchema:schema11.properties.request_log.properties.body_retention_days,data:data21}];
+return false;
+}
+else {
+if(data21 < 1 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/request_log/body_retention_days",schemaPath:"#/properties/request_log/properties/body_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.body_retention_days,data:data21}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs48 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_body_bytes !== undefined){
+let data22 = data17.max_body_bytes;
+const _errs50 = errors;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+let dataType18 = typeof data22;
+let coerced18 = undefined;
+if(!(coerced18 !== undefined)){
+if(dataType18 === "boolean" || data22 === null
+              || (dataType18 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
+coerced18 = +data22;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_body_bytes",schemaPath:"#/properties/request_log/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_body_bytes.type,parentSchema:schema11.properties.request_log.properties.max_body_bytes,data:data22}];
+return false;
+}
+}
+if(coerced18 !== undefined){
+data22 = coerced18;
+if(data17 !== undefined){
+data17["max_body_bytes"] = coerced18;
+}
+}
+}
+if(errors === _errs50){
+if(typeof data22 == "number"){
+if(data22 > 16777216 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_body_bytes",schemaPath:"#/properties/request_log/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16777216},message:"must be <= 16777216",schema:16777216,parentSchema:schema11.properties.request_log.properties.max_body_bytes,data:data22}];
+return false;
+}
+else {
+if(data22 < 256 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_body_bytes",schemaPath:"#/properties/request_log/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 256},message:"must be >= 256",schema:256,parentSchema:schema11.properties.request_log.properties.max_body_bytes,data:data22}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs50 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.flush_interval_ms !== undefined){
+let data23 = data17.flush_interval_ms;
+const _errs52 = errors;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+let dataType19 = typeof data23;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 === "boolean" || data23 === null
+              || (dataType19 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
+coerced19 = +data23;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/flush_interval_ms",schemaPath:"#/properties/request_log/properties/flush_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.flush_interval_ms.type,parentSchema:schema11.properties.request_log.properties.flush_interval_ms,data:data23}];
+return false;
+}
+}
+if(coerced19 !== undefined){
+data23 = coerced19;
+if(data17 !== undefined){
+data17["flush_interval_ms"] = coerced19;
+}
+}
+}
+if(errors === _errs52){
+if(typeof data23 == "number"){
+if(data23 > 60000 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/request_log/flush_interval_ms",schemaPath:"#/properties/request_log/properties/flush_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.request_log.properties.flush_interval_ms,data:data23}];
+return false;
+}
+else {
+if(data23 < 10 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/request_log/flush_interval_ms",schemaPath:"#/properties/request_log/properties/flush_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema11.properties.request_log.properties.flush_interval_ms,data:data23}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs52 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_batch_rows !== undefined){
+let data24 = data17.max_batch_rows;
+const _errs54 = errors;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+let dataType20 = typeof data24;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 === "boolean" || data24 === null
+              || (dataType20 === "string" && data24 && data24 == +data24 && !(data24 % 1))){
+coerced20 = +data24;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_batch_rows",schemaPath:"#/properties/request_log/properties/max_batch_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_batch_rows.type,parentSchema:schema11.properties.request_log.properties.max_batch_rows,data:data24}];
+return false;
+}
+}
+if(coerced20 !== undefined){
+data24 = coerced20;
+if(data17 !== undefined){
+data17["max_batch_rows"] = coerced20;
+}
+}
+}
+if(errors === _errs54){
+if(typeof data24 == "number"){
+if(data24 > 10000 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_batch_rows",schemaPath:"#/properties/request_log/properties/max_batch_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema11.properties.request_log.properties.max_batch_rows,data:data24}];
+return false;
+}
+else {
+if(data24 < 1 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_batch_rows",schemaPath:"#/properties/request_log/properties/max_batch_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.max_batch_rows,data:data24}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs54 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_queue_rows !== undefined){
+let data25 = data17.max_queue_rows;
+const _errs56 = errors;
+if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
+let dataType21 = typeof data25;
+let coerced21 = undefined;
+if(!(coerced21 !== undefined)){
+if(dataType21 === "boolean" || data25 === null
+              || (dataType21 === "string" && data25 && data25 == +data25 && !(data25 % 1))){
+coerced21 = +data25;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_queue_rows",schemaPath:"#/properties/request_log/properties/max_queue_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_queue_rows.type,parentSchema:schema11.properties.request_log.properties.max_queue_rows,data:data25}];
+return false;
+}
+}
+if(coerced21 !== undefined){
+data25 = coerced21;
+if(data17 !== undefined){
+data17["max_queue_rows"] = coerced21;
+}
+}
+}
+if(errors === _errs56){
+if(typeof data25 == "number"){
+if(data25 > 1000000 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_queue_rows",schemaPath:"#/properties/request_log/properties/max_queue_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.request_log.properties.max_queue_rows,data:data25}];
+return false;
+}
+else {
+if(data25 < 1 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_queue_rows",schemaPath:"#/properties/request_log/properties/max_queue_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.max_queue_rows,data:data25}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs56 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.write_timeout_ms !== undefined){
+let data26 = data17.write_timeout_ms;
+const _errs58 = errors;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+let dataType22 = typeof data26;
+let coerced22 = undefined;
+if(!(coerced22 !== undefined)){
+if(dataType22 === "boolean" || data26 === null
+              || (dataType22 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
+coerced22 = +data26;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/write_timeout_ms",schemaPath:"#/properties/request_log/properties/write_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.write_timeout_ms.type,parentSchema:schema11.properties.request_log.properties.write_timeout_ms,data:data26}];
+return false;
+}
+}
+if(coerced22 !== undefined){
+data26 = coerced22;
+if(data17 !== undefined){
+data17["write_timeout_ms"] = coerced22;
+}
+}
+}
+if(errors === _errs58){
+if(typeof data26 == "number"){
+if(data26 > 600000 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/request_log/write_timeout_ms",schemaPath:"#/properties/request_log/properties/write_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.request_log.properties.write_timeout_ms,data:data26}];
+return false;
+}
+else {
+if(data26 < 100 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/request_log/write_timeout_ms",schemaPath:"#/properties/request_log/properties/write_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.request_log.properties.write_timeout_ms,data:data26}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs58 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.purge_interval_ms !== undefined){
+let data27 = data17.purge_interval_ms;
+const _errs60 = errors;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+let dataType23 = typeof data27;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 === "boolean" || data27 === null
+              || (dataType23 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
+coerced23 = +data27;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/purge_interval_ms",schemaPath:"#/properties/request_log/properties/purge_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.purge_interval_ms.type,parentSchema:schema11.properties.request_log.properties.purge_interval_ms,data:data27}];
+return false;
+}
+}
+if(coerced23 !== undefined){
+data27 = coerced23;
+if(data17 !== undefined){
+data17["purge_interval_ms"] = coerced23;
+}
+}
+}
+if(errors === _errs60){
+if(typeof data27 == "number"){
+if(data27 > 86400000 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/request_log/purge_interval_ms",schemaPath:"#/properties/request_log/properties/purge_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000",schema:86400000,parentSchema:schema11.properties.request_log.properties.purge_interval_ms,data:data27}];
+return false;
+}
+else {
+if(data27 < 100 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/request_log/purge_interval_ms",schemaPath:"#/properties/request_log/properties/purge_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.request_log.properties.purge_interval_ms,data:data27}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs60 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_unauthenticated_addresses !== undefined){
+let data28 = data17.max_unauthenticated_addresses;
+const _errs62 = errors;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+let dataType24 = typeof data28;
+let coerced24 = undefined;
+if(!(coerced24 !== undefined)){
+if(dataType24 === "boolean" || data28 === null
+              || (dataType24 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
+coerced24 = +data28;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_unauthenticated_addresses",schemaPath:"#/properties/request_log/properties/max_unauthenticated_addresses/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_unauthenticated_addresses.type,parentSchema:schema11.properties.request_log.properties.max_unauthenticated_addresses,data:data28}];
+return false;
+}
+}
+if(coerced24 !== undefined){
+data28 = coerced24;
+if(data17 !== undefined){
+data17["max_unauthenticated_addresses"] = coerced24;
+}
+}
+}
+if(errors === _errs62){
+if(typeof data28 == "number"){
+if(data28 > 100000 || isNaN(data28)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_unauthenticated_addresses",schemaPath:"#/properties/request_log/properties/max_unauthenticated_addresses/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000",schema:100000,parentSchema:schema11.properties.request_log.properties.max_unauthenticated_addresses,data:data28}];
+return false;
+}
+else {
+if(data28 < 1 || isNaN(data28)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_unauthenticated_addresses",schemaPath:"#/properties/request_log/properties/max_unauthenticated_addresses/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.max_unauthenticated_addresses,data:data28}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs62 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.request_log.type,parentSchema:schema11.properties.request_log,data:data17}];
+return false;
 }
 }
 var valid0 = _errs39 === errors;
@@ -752,148 +1209,187 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.trusted_proxies !== undefined){
-let data18 = data.trusted_proxies;
-const _errs41 = errors;
-if(errors === _errs41){
-if(Array.isArray(data18)){
-var valid4 = true;
-const len0 = data18.length;
-for(let i0=0; i0<len0; i0++){
-let data19 = data18[i0];
-const _errs43 = errors;
-if(typeof data19 !== "string"){
-let dataType15 = typeof data19;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 == "number" || dataType15 == "boolean"){
-coerced15 = "" + data19;
+if(data.redis !== undefined){
+let data29 = data.redis;
+const _errs64 = errors;
+if(typeof data29 !== "string"){
+let dataType25 = typeof data29;
+let coerced25 = undefined;
+if(!(coerced25 !== undefined)){
+if(dataType25 == "number" || dataType25 == "boolean"){
+coerced25 = "" + data29;
 }
-else if(data19 === null){
-coerced15 = "";
+else if(data29 === null){
+coerced25 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data19}];
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data29}];
 return false;
 }
 }
-if(coerced15 !== undefined){
-data19 = coerced15;
-if(data18 !== undefined){
-data18[i0] = coerced15;
+if(coerced25 !== undefined){
+data29 = coerced25;
+if(data !== undefined){
+data["redis"] = coerced25;
 }
 }
 }
-if(errors === _errs43){
-if(typeof data19 === "string"){
-if(func3(data19) < 1){
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data19}];
+if(errors === _errs64){
+if(typeof data29 === "string"){
+if(!pattern1.test(data29)){
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data29}];
 return false;
 }
 }
 }
-var valid4 = _errs43 === errors;
-if(!valid4){
+var valid0 = _errs64 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.trusted_proxies !== undefined){
+let data30 = data.trusted_proxies;
+const _errs66 = errors;
+if(errors === _errs66){
+if(Array.isArray(data30)){
+var valid5 = true;
+const len0 = data30.length;
+for(let i0=0; i0<len0; i0++){
+let data31 = data30[i0];
+const _errs68 = errors;
+if(typeof data31 !== "string"){
+let dataType26 = typeof data31;
+let coerced26 = undefined;
+if(!(coerced26 !== undefined)){
+if(dataType26 == "number" || dataType26 == "boolean"){
+coerced26 = "" + data31;
+}
+else if(data31 === null){
+coerced26 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data31}];
+return false;
+}
+}
+if(coerced26 !== undefined){
+data31 = coerced26;
+if(data30 !== undefined){
+data30[i0] = coerced26;
+}
+}
+}
+if(errors === _errs68){
+if(typeof data31 === "string"){
+if(func3(data31) < 1){
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data31}];
+return false;
+}
+}
+}
+var valid5 = _errs68 === errors;
+if(!valid5){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data30}];
 return false;
 }
 }
-var valid0 = _errs41 === errors;
+var valid0 = _errs66 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.admin_key !== undefined){
-let data20 = data.admin_key;
-const _errs45 = errors;
-if(typeof data20 !== "string"){
-let dataType16 = typeof data20;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 == "number" || dataType16 == "boolean"){
-coerced16 = "" + data20;
+let data32 = data.admin_key;
+const _errs70 = errors;
+if(typeof data32 !== "string"){
+let dataType27 = typeof data32;
+let coerced27 = undefined;
+if(!(coerced27 !== undefined)){
+if(dataType27 == "number" || dataType27 == "boolean"){
+coerced27 = "" + data32;
 }
-else if(data20 === null){
-coerced16 = "";
+else if(data32 === null){
+coerced27 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data32}];
 return false;
 }
 }
-if(coerced16 !== undefined){
-data20 = coerced16;
+if(coerced27 !== undefined){
+data32 = coerced27;
 if(data !== undefined){
-data["admin_key"] = coerced16;
+data["admin_key"] = coerced27;
 }
 }
 }
-if(errors === _errs45){
-if(typeof data20 === "string"){
-if(func3(data20) < 24){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters",schema:24,parentSchema:schema11.properties.admin_key,data:data20}];
+if(errors === _errs70){
+if(typeof data32 === "string"){
+if(func3(data32) < 24){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters",schema:24,parentSchema:schema11.properties.admin_key,data:data32}];
 return false;
 }
 }
 }
-var valid0 = _errs45 === errors;
+var valid0 = _errs70 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.console !== undefined){
-let data21 = data.console;
-const _errs47 = errors;
-if(errors === _errs47){
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-const _errs49 = errors;
-for(const key4 in data21){
-if(!(key4 === "session_ttl_seconds")){
-validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data21}];
+let data33 = data.console;
+const _errs72 = errors;
+if(errors === _errs72){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+const _errs74 = errors;
+for(const key5 in data33){
+if(!(key5 === "session_ttl_seconds")){
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data33}];
 return false;
 break;
 }
 }
-if(_errs49 === errors){
-if(data21.session_ttl_seconds !== undefined){
-let data22 = data21.session_ttl_seconds;
-const _errs50 = errors;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-let dataType17 = typeof data22;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 === "boolean" || data22 === null
-              || (dataType17 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
-coerced17 = +data22;
+if(_errs74 === errors){
+if(data33.session_ttl_seconds !== undefined){
+let data34 = data33.session_ttl_seconds;
+const _errs75 = errors;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+let dataType28 = typeof data34;
+let coerced28 = undefined;
+if(!(coerced28 !== undefined)){
+if(dataType28 === "boolean" || data34 === null
+              || (dataType28 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
+coerced28 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.console.properties.session_ttl_seconds.type,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.console.properties.session_ttl_seconds.type,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data34}];
 return false;
 }
 }
-if(coerced17 !== undefined){
-data22 = coerced17;
-if(data21 !== undefined){
-data21["session_ttl_seconds"] = coerced17;
+if(coerced28 !== undefined){
+data34 = coerced28;
+if(data33 !== undefined){
+data33["session_ttl_seconds"] = coerced28;
 }
 }
 }
-if(errors === _errs50){
-if(typeof data22 == "number"){
-if(data22 > 604800 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800",schema:604800,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data22}];
+if(errors === _errs75){
+if(typeof data34 == "number"){
+if(data34 > 604800 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800",schema:604800,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data34}];
 return false;
 }
 else {
-if(data22 < 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data22}];
+if(data34 < 1 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data34}];
 return false;
 }
 }
@@ -903,34 +1399,34 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.console.type,parentSchema:schema11.properties.console,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.console.type,parentSchema:schema11.properties.console,data:data33}];
 return false;
 }
 }
-var valid0 = _errs47 === errors;
+var valid0 = _errs72 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log_level !== undefined){
-let data23 = data.log_level;
-const _errs52 = errors;
-const _errs53 = errors;
-let valid6 = false;
-const _errs54 = errors;
-if(typeof data23 !== "string"){
-let dataType18 = typeof data23;
-let coerced18 = undefined;
-if(!(coerced18 !== undefined)){
-if(dataType18 == "number" || dataType18 == "boolean"){
-coerced18 = "" + data23;
+let data35 = data.log_level;
+const _errs77 = errors;
+const _errs78 = errors;
+let valid7 = false;
+const _errs79 = errors;
+if(typeof data35 !== "string"){
+let dataType29 = typeof data35;
+let coerced29 = undefined;
+if(!(coerced29 !== undefined)){
+if(dataType29 == "number" || dataType29 == "boolean"){
+coerced29 = "" + data35;
 }
-else if(data23 === null){
-coerced18 = "";
+else if(data35 === null){
+coerced29 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data23};
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data35};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -940,15 +1436,15 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(coerced18 !== undefined){
-data23 = coerced18;
+if(coerced29 !== undefined){
+data35 = coerced29;
 if(data !== undefined){
-data["log_level"] = coerced18;
+data["log_level"] = coerced29;
 }
 }
 }
-if("fatal" !== data23){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data23};
+if("fatal" !== data35){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data35};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -957,22 +1453,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs54 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs56 = errors;
-if(typeof data23 !== "string"){
-let dataType19 = typeof data23;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 == "number" || dataType19 == "boolean"){
-coerced19 = "" + data23;
+var _valid0 = _errs79 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs81 = errors;
+if(typeof data35 !== "string"){
+let dataType30 = typeof data35;
+let coerced30 = undefined;
+if(!(coerced30 !== undefined)){
+if(dataType30 == "number" || dataType30 == "boolean"){
+coerced30 = "" + data35;
 }
-else if(data23 === null){
-coerced19 = "";
+else if(data35 === null){
+coerced30 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data23};
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data35};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -982,15 +1478,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced19 !== undefined){
-data23 = coerced19;
+if(coerced30 !== undefined){
+data35 = coerced30;
 if(data !== undefined){
-data["log_level"] = coerced19;
+data["log_level"] = coerced30;
 }
 }
 }
-if("error" !== data23){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data23};
+if("error" !== data35){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data35};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -999,22 +1495,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs56 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs58 = errors;
-if(typeof data23 !== "string"){
-let dataType20 = typeof data23;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 == "number" || dataType20 == "boolean"){
-coerced20 = "" + data23;
+var _valid0 = _errs81 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs83 = errors;
+if(typeof data35 !== "string"){
+let dataType31 = typeof data35;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 == "number" || dataType31 == "boolean"){
+coerced31 = "" + data35;
 }
-else if(data23 === null){
-coerced20 = "";
+else if(data35 === null){
+coerced31 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data23};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data35};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1024,15 +1520,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced20 !== undefined){
-data23 = coerced20;
+if(coerced31 !== undefined){
+data35 = coerced31;
 if(data !== undefined){
-data["log_level"] = coerced20;
+data["log_level"] = coerced31;
 }
 }
 }
-if("warn" !== data23){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data23};
+if("warn" !== data35){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data35};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1041,22 +1537,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs58 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs60 = errors;
-if(typeof data23 !== "string"){
-let dataType21 = typeof data23;
-let coerced21 = undefined;
-if(!(coerced21 !== undefined)){
-if(dataType21 == "number" || dataType21 == "boolean"){
-coerced21 = "" + data23;
+var _valid0 = _errs83 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs85 = errors;
+if(typeof data35 !== "string"){
+let dataType32 = typeof data35;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 == "number" || dataType32 == "boolean"){
+coerced32 = "" + data35;
 }
-else if(data23 === null){
-coerced21 = "";
+else if(data35 === null){
+coerced32 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data23};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data35};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1066,15 +1562,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced21 !== undefined){
-data23 = coerced21;
+if(coerced32 !== undefined){
+data35 = coerced32;
 if(data !== undefined){
-data["log_level"] = coerced21;
+data["log_level"] = coerced32;
 }
 }
 }
-if("info" !== data23){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data23};
+if("info" !== data35){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data35};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1083,22 +1579,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs60 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs62 = errors;
-if(typeof data23 !== "string"){
-let dataType22 = typeof data23;
-let coerced22 = undefined;
-if(!(coerced22 !== undefined)){
-if(dataType22 == "number" || dataType22 == "boolean"){
-coerced22 = "" + data23;
+var _valid0 = _errs85 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs87 = errors;
+if(typeof data35 !== "string"){
+let dataType33 = typeof data35;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 == "number" || dataType33 == "boolean"){
+coerced33 = "" + data35;
 }
-else if(data23 === null){
-coerced22 = "";
+else if(data35 === null){
+coerced33 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data23};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data35};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1108,15 +1604,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced22 !== undefined){
-data23 = coerced22;
+if(coerced33 !== undefined){
+data35 = coerced33;
 if(data !== undefined){
-data["log_level"] = coerced22;
+data["log_level"] = coerced33;
 }
 }
 }
-if("debug" !== data23){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data23};
+if("debug" !== data35){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data35};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1125,22 +1621,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs62 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs64 = errors;
-if(typeof data23 !== "string"){
-let dataType23 = typeof data23;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 == "number" || dataType23 == "boolean"){
-coerced23 = "" + data23;
+var _valid0 = _errs87 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs89 = errors;
+if(typeof data35 !== "string"){
+let dataType34 = typeof data35;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 == "number" || dataType34 == "boolean"){
+coerced34 = "" + data35;
 }
-else if(data23 === null){
-coerced23 = "";
+else if(data35 === null){
+coerced34 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data23};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data35};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1150,15 +1646,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced23 !== undefined){
-data23 = coerced23;
+if(coerced34 !== undefined){
+data35 = coerced34;
 if(data !== undefined){
-data["log_level"] = coerced23;
+data["log_level"] = coerced34;
 }
 }
 }
-if("trace" !== data23){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data23};
+if("trace" !== data35){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data35};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1167,22 +1663,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs64 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs66 = errors;
-if(typeof data23 !== "string"){
-let dataType24 = typeof data23;
-let coerced24 = undefined;
-if(!(coerced24 !== undefined)){
-if(dataType24 == "number" || dataType24 == "boolean"){
-coerced24 = "" + data23;
+var _valid0 = _errs89 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs91 = errors;
+if(typeof data35 !== "string"){
+let dataType35 = typeof data35;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 == "number" || dataType35 == "boolean"){
+coerced35 = "" + data35;
 }
-else if(data23 === null){
-coerced24 = "";
+else if(data35 === null){
+coerced35 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data23};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data35};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1192,15 +1688,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced24 !== undefined){
-data23 = coerced24;
+if(coerced35 !== undefined){
+data35 = coerced35;
 if(data !== undefined){
-data["log_level"] = coerced24;
+data["log_level"] = coerced35;
 }
 }
 }
-if("silent" !== data23){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data23};
+if("silent" !== data35){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data35};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1209,16 +1705,16 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs66 === errors;
-valid6 = valid6 || _valid0;
+var _valid0 = _errs91 === errors;
+valid7 = valid7 || _valid0;
 }
 }
 }
 }
 }
 }
-if(!valid6){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data23};
+if(!valid7){
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data35};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1230,1490 +1726,1050 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs53;
+errors = _errs78;
 if(vErrors !== null){
-if(_errs53){
-vErrors.length = _errs53;
+if(_errs78){
+vErrors.length = _errs78;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs52 === errors;
+var valid0 = _errs77 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data24 = data.limits;
-const _errs68 = errors;
-if(errors === _errs68){
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-const _errs70 = errors;
-for(const key5 in data24){
-if(!(((((key5 === "key") || (key5 === "ip")) || (key5 === "account")) || (key5 === "auth_failures_per_minute")) || (key5 === "count_tokens_per_minute"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data24}];
+let data36 = data.limits;
+const _errs93 = errors;
+if(errors === _errs93){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+const _errs95 = errors;
+for(const key6 in data36){
+if(!(((((key6 === "key") || (key6 === "ip")) || (key6 === "account")) || (key6 === "auth_failures_per_minute")) || (key6 === "count_tokens_per_minute"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data36}];
 return false;
 break;
 }
 }
-if(_errs70 === errors){
-if(data24.key !== undefined){
-let data25 = data24.key;
-const _errs71 = errors;
-if(errors === _errs71){
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-const _errs73 = errors;
-for(const key6 in data25){
-if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data25}];
-return false;
-break;
-}
-}
-if(_errs73 === errors){
-if(data25.rpm !== undefined){
-let data26 = data25.rpm;
-const _errs74 = errors;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-let dataType25 = typeof data26;
-let coerced25 = undefined;
-if(!(coerced25 !== undefined)){
-if(dataType25 === "boolean" || data26 === null
-              || (dataType25 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
-coerced25 = +data26;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data26}];
-return false;
-}
-}
-if(coerced25 !== undefined){
-data26 = coerced25;
-if(data25 !== undefined){
-data25["rpm"] = coerced25;
-}
-}
-}
-if(errors === _errs74){
-if(typeof data26 == "number"){
-if(data26 < 1 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data26}];
-return false;
-}
-}
-}
-var valid8 = _errs74 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data25.rps !== undefined){
-let data27 = data25.rps;
-const _errs76 = errors;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-let dataType26 = typeof data27;
-let coerced26 = undefined;
-if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data27 === null
-              || (dataType26 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
-coerced26 = +data27;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data27}];
-return false;
-}
-}
-if(coerced26 !== undefined){
-data27 = coerced26;
-if(data25 !== undefined){
-data25["rps"] = coerced26;
-}
-}
-}
-if(errors === _errs76){
-if(typeof data27 == "number"){
-if(data27 < 1 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data27}];
-return false;
-}
-}
-}
-var valid8 = _errs76 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data25.tpm !== undefined){
-let data28 = data25.tpm;
-const _errs78 = errors;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-let dataType27 = typeof data28;
-let coerced27 = undefined;
-if(!(coerced27 !== undefined)){
-if(dataType27 === "boolean" || data28 === null
-              || (dataType27 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
-coerced27 = +data28;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data28}];
-return false;
-}
-}
-if(coerced27 !== undefined){
-data28 = coerced27;
-if(data25 !== undefined){
-data25["tpm"] = coerced27;
-}
-}
-}
-if(errors === _errs78){
-if(typeof data28 == "number"){
-if(data28 < 1 || isNaN(data28)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data28}];
-return false;
-}
-}
-}
-var valid8 = _errs78 === errors;
-}
-else {
-var valid8 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data25}];
-return false;
-}
-}
-var valid7 = _errs71 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data24.ip !== undefined){
-let data29 = data24.ip;
-const _errs80 = errors;
-if(errors === _errs80){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
-const _errs82 = errors;
-for(const key7 in data29){
-if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data29}];
-return false;
-break;
-}
-}
-if(_errs82 === errors){
-if(data29.rpm !== undefined){
-let data30 = data29.rpm;
-const _errs83 = errors;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-let dataType28 = typeof data30;
-let coerced28 = undefined;
-if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data30 === null
-              || (dataType28 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
-coerced28 = +data30;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data30}];
-return false;
-}
-}
-if(coerced28 !== undefined){
-data30 = coerced28;
-if(data29 !== undefined){
-data29["rpm"] = coerced28;
-}
-}
-}
-if(errors === _errs83){
-if(typeof data30 == "number"){
-if(data30 < 1 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data30}];
-return false;
-}
-}
-}
-var valid9 = _errs83 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data29.rps !== undefined){
-let data31 = data29.rps;
-const _errs85 = errors;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-let dataType29 = typeof data31;
-let coerced29 = undefined;
-if(!(coerced29 !== undefined)){
-if(dataType29 === "boolean" || data31 === null
-              || (dataType29 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
-coerced29 = +data31;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data31}];
-return false;
-}
-}
-if(coerced29 !== undefined){
-data31 = coerced29;
-if(data29 !== undefined){
-data29["rps"] = coerced29;
-}
-}
-}
-if(errors === _errs85){
-if(typeof data31 == "number"){
-if(data31 < 1 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data31}];
-return false;
-}
-}
-}
-var valid9 = _errs85 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data29.tpm !== undefined){
-let data32 = data29.tpm;
-const _errs87 = errors;
-if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
-let dataType30 = typeof data32;
-let coerced30 = undefined;
-if(!(coerced30 !== undefined)){
-if(dataType30 === "boolean" || data32 === null
-              || (dataType30 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
-coerced30 = +data32;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data32}];
-return false;
-}
-}
-if(coerced30 !== undefined){
-data32 = coerced30;
-if(data29 !== undefined){
-data29["tpm"] = coerced30;
-}
-}
-}
-if(errors === _errs87){
-if(typeof data32 == "number"){
-if(data32 < 1 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data32}];
-return false;
-}
-}
-}
-var valid9 = _errs87 === errors;
-}
-else {
-var valid9 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data29}];
-return false;
-}
-}
-var valid7 = _errs80 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data24.account !== undefined){
-let data33 = data24.account;
-const _errs89 = errors;
-if(errors === _errs89){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-const _errs91 = errors;
-for(const key8 in data33){
-if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data33}];
-return false;
-break;
-}
-}
-if(_errs91 === errors){
-if(data33.rpm !== undefined){
-let data34 = data33.rpm;
-const _errs92 = errors;
-if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
-let dataType31 = typeof data34;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data34 === null
-              || (dataType31 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
-coerced31 = +data34;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data34}];
-return false;
-}
-}
-if(coerced31 !== undefined){
-data34 = coerced31;
-if(data33 !== undefined){
-data33["rpm"] = coerced31;
-}
-}
-}
-if(errors === _errs92){
-if(typeof data34 == "number"){
-if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data34}];
-return false;
-}
-}
-}
-var valid10 = _errs92 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data33.rps !== undefined){
-let data35 = data33.rps;
-const _errs94 = errors;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
-let dataType32 = typeof data35;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data35 === null
-              || (dataType32 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
-coerced32 = +data35;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data35}];
-return false;
-}
-}
-if(coerced32 !== undefined){
-data35 = coerced32;
-if(data33 !== undefined){
-data33["rps"] = coerced32;
-}
-}
-}
-if(errors === _errs94){
-if(typeof data35 == "number"){
-if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data35}];
-return false;
-}
-}
-}
-var valid10 = _errs94 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data33.tpm !== undefined){
-let data36 = data33.tpm;
+if(_errs95 === errors){
+if(data36.key !== undefined){
+let data37 = data36.key;
 const _errs96 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
-let dataType33 = typeof data36;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 === "boolean" || data36 === null
-              || (dataType33 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
-coerced33 = +data36;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data36}];
-return false;
-}
-}
-if(coerced33 !== undefined){
-data36 = coerced33;
-if(data33 !== undefined){
-data33["tpm"] = coerced33;
-}
-}
-}
 if(errors === _errs96){
-if(typeof data36 == "number"){
-if(data36 < 1 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data36}];
-return false;
-}
-}
-}
-var valid10 = _errs96 === errors;
-}
-else {
-var valid10 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data33}];
-return false;
-}
-}
-var valid7 = _errs89 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data24.auth_failures_per_minute !== undefined){
-let data37 = data24.auth_failures_per_minute;
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
 const _errs98 = errors;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
-let dataType34 = typeof data37;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data37 === null
-              || (dataType34 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
-coerced34 = +data37;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data37}];
+for(const key7 in data37){
+if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data37}];
 return false;
+break;
 }
 }
-if(coerced34 !== undefined){
-data37 = coerced34;
-if(data24 !== undefined){
-data24["auth_failures_per_minute"] = coerced34;
-}
-}
-}
-if(errors === _errs98){
-if(typeof data37 == "number"){
-if(data37 < 1 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data37}];
-return false;
-}
-}
-}
-var valid7 = _errs98 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data24.count_tokens_per_minute !== undefined){
-let data38 = data24.count_tokens_per_minute;
-const _errs100 = errors;
+if(_errs98 === errors){
+if(data37.rpm !== undefined){
+let data38 = data37.rpm;
+const _errs99 = errors;
 if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
-let dataType35 = typeof data38;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 === "boolean" || data38 === null
-              || (dataType35 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced35 = +data38;
+let dataType36 = typeof data38;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 === "boolean" || data38 === null
+              || (dataType36 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
+coerced36 = +data38;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data38}];
 return false;
 }
 }
-if(coerced35 !== undefined){
-data38 = coerced35;
-if(data24 !== undefined){
-data24["count_tokens_per_minute"] = coerced35;
+if(coerced36 !== undefined){
+data38 = coerced36;
+if(data37 !== undefined){
+data37["rpm"] = coerced36;
 }
 }
 }
-if(errors === _errs100){
+if(errors === _errs99){
 if(typeof data38 == "number"){
 if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data38}];
 return false;
 }
 }
 }
-var valid7 = _errs100 === errors;
+var valid9 = _errs99 === errors;
 }
 else {
-var valid7 = true;
+var valid9 = true;
 }
-}
-}
-}
-}
-}
+if(valid9){
+if(data37.rps !== undefined){
+let data39 = data37.rps;
+const _errs101 = errors;
+if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+let dataType37 = typeof data39;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data39 === null
+              || (dataType37 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
+coerced37 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data24}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data39}];
 return false;
 }
 }
-var valid0 = _errs68 === errors;
+if(coerced37 !== undefined){
+data39 = coerced37;
+if(data37 !== undefined){
+data37["rps"] = coerced37;
+}
+}
+}
+if(errors === _errs101){
+if(typeof data39 == "number"){
+if(data39 < 1 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data39}];
+return false;
+}
+}
+}
+var valid9 = _errs101 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data37.tpm !== undefined){
+let data40 = data37.tpm;
+const _errs103 = errors;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+let dataType38 = typeof data40;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data40 === null
+              || (dataType38 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
+coerced38 = +data40;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data40}];
+return false;
+}
+}
+if(coerced38 !== undefined){
+data40 = coerced38;
+if(data37 !== undefined){
+data37["tpm"] = coerced38;
+}
+}
+}
+if(errors === _errs103){
+if(typeof data40 == "number"){
+if(data40 < 1 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data40}];
+return false;
+}
+}
+}
+var valid9 = _errs103 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data37}];
+return false;
+}
+}
+var valid8 = _errs96 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data36.ip !== undefined){
+let data41 = data36.ip;
+const _errs105 = errors;
+if(errors === _errs105){
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+const _errs107 = errors;
+for(const key8 in data41){
+if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data41}];
+return false;
+break;
+}
+}
+if(_errs107 === errors){
+if(data41.rpm !== undefined){
+let data42 = data41.rpm;
+const _errs108 = errors;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+let dataType39 = typeof data42;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data42 === null
+              || (dataType39 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
+coerced39 = +data42;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data42}];
+return false;
+}
+}
+if(coerced39 !== undefined){
+data42 = coerced39;
+if(data41 !== undefined){
+data41["rpm"] = coerced39;
+}
+}
+}
+if(errors === _errs108){
+if(typeof data42 == "number"){
+if(data42 < 1 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data42}];
+return false;
+}
+}
+}
+var valid10 = _errs108 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data41.rps !== undefined){
+let data43 = data41.rps;
+const _errs110 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+let dataType40 = typeof data43;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 === "boolean" || data43 === null
+              || (dataType40 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
+coerced40 = +data43;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data43}];
+return false;
+}
+}
+if(coerced40 !== undefined){
+data43 = coerced40;
+if(data41 !== undefined){
+data41["rps"] = coerced40;
+}
+}
+}
+if(errors === _errs110){
+if(typeof data43 == "number"){
+if(data43 < 1 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data43}];
+return false;
+}
+}
+}
+var valid10 = _errs110 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data41.tpm !== undefined){
+let data44 = data41.tpm;
+const _errs112 = errors;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+let dataType41 = typeof data44;
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(dataType41 === "boolean" || data44 === null
+              || (dataType41 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
+coerced41 = +data44;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data44}];
+return false;
+}
+}
+if(coerced41 !== undefined){
+data44 = coerced41;
+if(data41 !== undefined){
+data41["tpm"] = coerced41;
+}
+}
+}
+if(errors === _errs112){
+if(typeof data44 == "number"){
+if(data44 < 1 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data44}];
+return false;
+}
+}
+}
+var valid10 = _errs112 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data41}];
+return false;
+}
+}
+var valid8 = _errs105 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data36.account !== undefined){
+let data45 = data36.account;
+const _errs114 = errors;
+if(errors === _errs114){
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+const _errs116 = errors;
+for(const key9 in data45){
+if(!(((key9 === "rpm") || (key9 === "rps")) || (key9 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data45}];
+return false;
+break;
+}
+}
+if(_errs116 === errors){
+if(data45.rpm !== undefined){
+let data46 = data45.rpm;
+const _errs117 = errors;
+if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
+let dataType42 = typeof data46;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 === "boolean" || data46 === null
+              || (dataType42 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
+coerced42 = +data46;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data46}];
+return false;
+}
+}
+if(coerced42 !== undefined){
+data46 = coerced42;
+if(data45 !== undefined){
+data45["rpm"] = coerced42;
+}
+}
+}
+if(errors === _errs117){
+if(typeof data46 == "number"){
+if(data46 < 1 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data46}];
+return false;
+}
+}
+}
+var valid11 = _errs117 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data45.rps !== undefined){
+let data47 = data45.rps;
+const _errs119 = errors;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+let dataType43 = typeof data47;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 === "boolean" || data47 === null
+              || (dataType43 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
+coerced43 = +data47;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data47}];
+return false;
+}
+}
+if(coerced43 !== undefined){
+data47 = coerced43;
+if(data45 !== undefined){
+data45["rps"] = coerced43;
+}
+}
+}
+if(errors === _errs119){
+if(typeof data47 == "number"){
+if(data47 < 1 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data47}];
+return false;
+}
+}
+}
+var valid11 = _errs119 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data45.tpm !== undefined){
+let data48 = data45.tpm;
+const _errs121 = errors;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+let dataType44 = typeof data48;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 === "boolean" || data48 === null
+              || (dataType44 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
+coerced44 = +data48;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data48}];
+return false;
+}
+}
+if(coerced44 !== undefined){
+data48 = coerced44;
+if(data45 !== undefined){
+data45["tpm"] = coerced44;
+}
+}
+}
+if(errors === _errs121){
+if(typeof data48 == "number"){
+if(data48 < 1 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data48}];
+return false;
+}
+}
+}
+var valid11 = _errs121 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data45}];
+return false;
+}
+}
+var valid8 = _errs114 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data36.auth_failures_per_minute !== undefined){
+let data49 = data36.auth_failures_per_minute;
+const _errs123 = errors;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+let dataType45 = typeof data49;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 === "boolean" || data49 === null
+              || (dataType45 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
+coerced45 = +data49;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data49}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data49 = coerced45;
+if(data36 !== undefined){
+data36["auth_failures_per_minute"] = coerced45;
+}
+}
+}
+if(errors === _errs123){
+if(typeof data49 == "number"){
+if(data49 < 1 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data49}];
+return false;
+}
+}
+}
+var valid8 = _errs123 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data36.count_tokens_per_minute !== undefined){
+let data50 = data36.count_tokens_per_minute;
+const _errs125 = errors;
+if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
+let dataType46 = typeof data50;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data50 === null
+              || (dataType46 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
+coerced46 = +data50;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data50}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data50 = coerced46;
+if(data36 !== undefined){
+data36["count_tokens_per_minute"] = coerced46;
+}
+}
+}
+if(errors === _errs125){
+if(typeof data50 == "number"){
+if(data50 < 1 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data50}];
+return false;
+}
+}
+}
+var valid8 = _errs125 === errors;
+}
+else {
+var valid8 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data36}];
+return false;
+}
+}
+var valid0 = _errs93 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data39 = data.failover;
-const _errs102 = errors;
-if(errors === _errs102){
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-const _errs104 = errors;
-for(const key9 in data39){
-if(!(((key9 === "max_attempts") || (key9 === "retry_on_status")) || (key9 === "max_retry_after_seconds"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data39}];
+let data51 = data.failover;
+const _errs127 = errors;
+if(errors === _errs127){
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+const _errs129 = errors;
+for(const key10 in data51){
+if(!(((key10 === "max_attempts") || (key10 === "retry_on_status")) || (key10 === "max_retry_after_seconds"))){
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data51}];
 return false;
 break;
 }
 }
-if(_errs104 === errors){
-if(data39.max_attempts !== undefined){
-let data40 = data39.max_attempts;
-const _errs105 = errors;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-let dataType36 = typeof data40;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data40 === null
-              || (dataType36 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
-coerced36 = +data40;
+if(_errs129 === errors){
+if(data51.max_attempts !== undefined){
+let data52 = data51.max_attempts;
+const _errs130 = errors;
+if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
+let dataType47 = typeof data52;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data52 === null
+              || (dataType47 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
+coerced47 = +data52;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data52}];
 return false;
 }
 }
-if(coerced36 !== undefined){
-data40 = coerced36;
-if(data39 !== undefined){
-data39["max_attempts"] = coerced36;
+if(coerced47 !== undefined){
+data52 = coerced47;
+if(data51 !== undefined){
+data51["max_attempts"] = coerced47;
 }
 }
 }
-if(errors === _errs105){
-if(typeof data40 == "number"){
-if(data40 > 20 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data40}];
+if(errors === _errs130){
+if(typeof data52 == "number"){
+if(data52 > 20 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data52}];
 return false;
 }
 else {
-if(data40 < 1 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data40}];
+if(data52 < 1 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data52}];
 return false;
 }
 }
 }
 }
-var valid11 = _errs105 === errors;
+var valid12 = _errs130 === errors;
 }
 else {
-var valid11 = true;
-}
-if(valid11){
-if(data39.retry_on_status !== undefined){
-let data41 = data39.retry_on_status;
-const _errs107 = errors;
-if(errors === _errs107){
-if(Array.isArray(data41)){
 var valid12 = true;
-const len1 = data41.length;
+}
+if(valid12){
+if(data51.retry_on_status !== undefined){
+let data53 = data51.retry_on_status;
+const _errs132 = errors;
+if(errors === _errs132){
+if(Array.isArray(data53)){
+var valid13 = true;
+const len1 = data53.length;
 for(let i1=0; i1<len1; i1++){
-let data42 = data41[i1];
-const _errs109 = errors;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
-let dataType37 = typeof data42;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data42 === null
-              || (dataType37 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
-coerced37 = +data42;
+let data54 = data53[i1];
+const _errs134 = errors;
+if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
+let dataType48 = typeof data54;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 === "boolean" || data54 === null
+              || (dataType48 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
+coerced48 = +data54;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data54}];
 return false;
 }
 }
-if(coerced37 !== undefined){
-data42 = coerced37;
-if(data41 !== undefined){
-data41[i1] = coerced37;
+if(coerced48 !== undefined){
+data54 = coerced48;
+if(data53 !== undefined){
+data53[i1] = coerced48;
 }
 }
 }
-if(errors === _errs109){
-if(typeof data42 == "number"){
-if(data42 > 599 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data42}];
+if(errors === _errs134){
+if(typeof data54 == "number"){
+if(data54 > 599 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data54}];
 return false;
 }
 else {
-if(data42 < 400 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data42}];
+if(data54 < 400 || isNaN(data54)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data54}];
 return false;
 }
 }
 }
 }
-var valid12 = _errs109 === errors;
-if(!valid12){
+var valid13 = _errs134 === errors;
+if(!valid13){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data53}];
 return false;
 }
 }
-var valid11 = _errs107 === errors;
+var valid12 = _errs132 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(data39.max_retry_after_seconds !== undefined){
-let data43 = data39.max_retry_after_seconds;
-const _errs111 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-let dataType38 = typeof data43;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data43 === null
-              || (dataType38 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
-coerced38 = +data43;
+if(valid12){
+if(data51.max_retry_after_seconds !== undefined){
+let data55 = data51.max_retry_after_seconds;
+const _errs136 = errors;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+let dataType49 = typeof data55;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 === "boolean" || data55 === null
+              || (dataType49 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
+coerced49 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data55}];
 return false;
 }
 }
-if(coerced38 !== undefined){
-data43 = coerced38;
-if(data39 !== undefined){
-data39["max_retry_after_seconds"] = coerced38;
+if(coerced49 !== undefined){
+data55 = coerced49;
+if(data51 !== undefined){
+data51["max_retry_after_seconds"] = coerced49;
 }
 }
 }
-if(errors === _errs111){
-if(typeof data43 == "number"){
-if(data43 > 3600 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data43}];
+if(errors === _errs136){
+if(typeof data55 == "number"){
+if(data55 > 3600 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data55}];
 return false;
 }
 else {
-if(data43 < 1 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data43}];
+if(data55 < 1 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data55}];
 return false;
 }
 }
 }
 }
-var valid11 = _errs111 === errors;
+var valid12 = _errs136 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data51}];
 return false;
 }
 }
-var valid0 = _errs102 === errors;
+var valid0 = _errs127 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data44 = data.timeouts;
-const _errs113 = errors;
-if(errors === _errs113){
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-const _errs115 = errors;
-for(const key10 in data44){
-if(!(((((key10 === "connect_ms") || (key10 === "first_byte_ms")) || (key10 === "idle_ms")) || (key10 === "total_ms")) || (key10 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data44}];
+let data56 = data.timeouts;
+const _errs138 = errors;
+if(errors === _errs138){
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+const _errs140 = errors;
+for(const key11 in data56){
+if(!(((((key11 === "connect_ms") || (key11 === "first_byte_ms")) || (key11 === "idle_ms")) || (key11 === "total_ms")) || (key11 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data56}];
 return false;
 break;
 }
 }
-if(_errs115 === errors){
-if(data44.connect_ms !== undefined){
-let data45 = data44.connect_ms;
-const _errs116 = errors;
-if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
-let dataType39 = typeof data45;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data45 === null
-              || (dataType39 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
-coerced39 = +data45;
+if(_errs140 === errors){
+if(data56.connect_ms !== undefined){
+let data57 = data56.connect_ms;
+const _errs141 = errors;
+if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
+let dataType50 = typeof data57;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 === "boolean" || data57 === null
+              || (dataType50 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
+coerced50 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data57}];
 return false;
 }
 }
-if(coerced39 !== undefined){
-data45 = coerced39;
-if(data44 !== undefined){
-data44["connect_ms"] = coerced39;
+if(coerced50 !== undefined){
+data57 = coerced50;
+if(data56 !== undefined){
+data56["connect_ms"] = coerced50;
 }
 }
 }
-if(errors === _errs116){
-if(typeof data45 == "number"){
-if(data45 < 1 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data45}];
-return false;
-}
-}
-}
-var valid13 = _errs116 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data44.first_byte_ms !== undefined){
-let data46 = data44.first_byte_ms;
-const _errs118 = errors;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-let dataType40 = typeof data46;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data46 === null
-              || (dataType40 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
-coerced40 = +data46;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data46}];
-return false;
-}
-}
-if(coerced40 !== undefined){
-data46 = coerced40;
-if(data44 !== undefined){
-data44["first_byte_ms"] = coerced40;
-}
-}
-}
-if(errors === _errs118){
-if(typeof data46 == "number"){
-if(data46 < 1 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data46}];
+if(errors === _errs141){
+if(typeof data57 == "number"){
+if(data57 < 1 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data57}];
 return false;
 }
 }
 }
-var valid13 = _errs118 === errors;
+var valid14 = _errs141 === errors;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
-if(data44.idle_ms !== undefined){
-let data47 = data44.idle_ms;
-const _errs120 = errors;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-let dataType41 = typeof data47;
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(dataType41 === "boolean" || data47 === null
-              || (dataType41 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
-coerced41 = +data47;
+if(valid14){
+if(data56.first_byte_ms !== undefined){
+let data58 = data56.first_byte_ms;
+const _errs143 = errors;
+if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
+let dataType51 = typeof data58;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 === "boolean" || data58 === null
+              || (dataType51 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced51 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data58}];
 return false;
 }
 }
-if(coerced41 !== undefined){
-data47 = coerced41;
-if(data44 !== undefined){
-data44["idle_ms"] = coerced41;
+if(coerced51 !== undefined){
+data58 = coerced51;
+if(data56 !== undefined){
+data56["first_byte_ms"] = coerced51;
 }
 }
 }
-if(errors === _errs120){
-if(typeof data47 == "number"){
-if(data47 < 1 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data47}];
-return false;
-}
-}
-}
-var valid13 = _errs120 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data44.total_ms !== undefined){
-let data48 = data44.total_ms;
-const _errs122 = errors;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-let dataType42 = typeof data48;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 === "boolean" || data48 === null
-              || (dataType42 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
-coerced42 = +data48;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data48}];
-return false;
-}
-}
-if(coerced42 !== undefined){
-data48 = coerced42;
-if(data44 !== undefined){
-data44["total_ms"] = coerced42;
-}
-}
-}
-if(errors === _errs122){
-if(typeof data48 == "number"){
-if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data48}];
+if(errors === _errs143){
+if(typeof data58 == "number"){
+if(data58 < 1 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data58}];
 return false;
 }
 }
 }
-var valid13 = _errs122 === errors;
+var valid14 = _errs143 === errors;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
-if(data44.min_tokens_per_second !== undefined){
-let data49 = data44.min_tokens_per_second;
-const _errs124 = errors;
-if(!(typeof data49 == "number")){
-let dataType43 = typeof data49;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 == "boolean" || data49 === null
-              || (dataType43 == "string" && data49 && data49 == +data49)){
-coerced43 = +data49;
+if(valid14){
+if(data56.idle_ms !== undefined){
+let data59 = data56.idle_ms;
+const _errs145 = errors;
+if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
+let dataType52 = typeof data59;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 === "boolean" || data59 === null
+              || (dataType52 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
+coerced52 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data59}];
 return false;
 }
 }
-if(coerced43 !== undefined){
-data49 = coerced43;
-if(data44 !== undefined){
-data44["min_tokens_per_second"] = coerced43;
+if(coerced52 !== undefined){
+data59 = coerced52;
+if(data56 !== undefined){
+data56["idle_ms"] = coerced52;
 }
 }
 }
-if(errors === _errs124){
-if(typeof data49 == "number"){
-if(data49 <= 0 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data49}];
+if(errors === _errs145){
+if(typeof data59 == "number"){
+if(data59 < 1 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data59}];
 return false;
 }
 }
 }
-var valid13 = _errs124 === errors;
+var valid14 = _errs145 === errors;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-}
-}
-}
-}
-}
+if(valid14){
+if(data56.total_ms !== undefined){
+let data60 = data56.total_ms;
+const _errs147 = errors;
+if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
+let dataType53 = typeof data60;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 === "boolean" || data60 === null
+              || (dataType53 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
+coerced53 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data60}];
 return false;
 }
 }
-var valid0 = _errs113 === errors;
+if(coerced53 !== undefined){
+data60 = coerced53;
+if(data56 !== undefined){
+data56["total_ms"] = coerced53;
+}
+}
+}
+if(errors === _errs147){
+if(typeof data60 == "number"){
+if(data60 < 1 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data60}];
+return false;
+}
+}
+}
+var valid14 = _errs147 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data56.min_tokens_per_second !== undefined){
+let data61 = data56.min_tokens_per_second;
+const _errs149 = errors;
+if(!(typeof data61 == "number")){
+let dataType54 = typeof data61;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 == "boolean" || data61 === null
+              || (dataType54 == "string" && data61 && data61 == +data61)){
+coerced54 = +data61;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data61}];
+return false;
+}
+}
+if(coerced54 !== undefined){
+data61 = coerced54;
+if(data56 !== undefined){
+data56["min_tokens_per_second"] = coerced54;
+}
+}
+}
+if(errors === _errs149){
+if(typeof data61 == "number"){
+if(data61 <= 0 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data61}];
+return false;
+}
+}
+}
+var valid14 = _errs149 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data56}];
+return false;
+}
+}
+var valid0 = _errs138 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data50 = data.node_replies;
-const _errs126 = errors;
-if(errors === _errs126){
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-const _errs128 = errors;
-for(const key11 in data50){
-if(!((key11 === "max_json_bytes") || (key11 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data50}];
+let data62 = data.node_replies;
+const _errs151 = errors;
+if(errors === _errs151){
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+const _errs153 = errors;
+for(const key12 in data62){
+if(!((key12 === "max_json_bytes") || (key12 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data62}];
 return false;
 break;
 }
 }
-if(_errs128 === errors){
-if(data50.max_json_bytes !== undefined){
-let data51 = data50.max_json_bytes;
-const _errs129 = errors;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-let dataType44 = typeof data51;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data51 === null
-              || (dataType44 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
-coerced44 = +data51;
+if(_errs153 === errors){
+if(data62.max_json_bytes !== undefined){
+let data63 = data62.max_json_bytes;
+const _errs154 = errors;
+if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
+let dataType55 = typeof data63;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 === "boolean" || data63 === null
+              || (dataType55 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
+coerced55 = +data63;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data63}];
 return false;
 }
 }
-if(coerced44 !== undefined){
-data51 = coerced44;
-if(data50 !== undefined){
-data50["max_json_bytes"] = coerced44;
+if(coerced55 !== undefined){
+data63 = coerced55;
+if(data62 !== undefined){
+data62["max_json_bytes"] = coerced55;
 }
 }
 }
-if(errors === _errs129){
-if(typeof data51 == "number"){
-if(data51 < 1024 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data51}];
-return false;
-}
-}
-}
-var valid14 = _errs129 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data50.max_event_bytes !== undefined){
-let data52 = data50.max_event_bytes;
-const _errs131 = errors;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-let dataType45 = typeof data52;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data52 === null
-              || (dataType45 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
-coerced45 = +data52;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data52}];
-return false;
-}
-}
-if(coerced45 !== undefined){
-data52 = coerced45;
-if(data50 !== undefined){
-data50["max_event_bytes"] = coerced45;
-}
-}
-}
-if(errors === _errs131){
-if(typeof data52 == "number"){
-if(data52 < 1024 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data52}];
+if(errors === _errs154){
+if(typeof data63 == "number"){
+if(data63 < 1024 || isNaN(data63)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data63}];
 return false;
 }
 }
 }
-var valid14 = _errs131 === errors;
+var valid15 = _errs154 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-}
-}
+if(valid15){
+if(data62.max_event_bytes !== undefined){
+let data64 = data62.max_event_bytes;
+const _errs156 = errors;
+if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
+let dataType56 = typeof data64;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 === "boolean" || data64 === null
+              || (dataType56 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
+coerced56 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data64}];
 return false;
 }
 }
-var valid0 = _errs126 === errors;
+if(coerced56 !== undefined){
+data64 = coerced56;
+if(data62 !== undefined){
+data62["max_event_bytes"] = coerced56;
+}
+}
+}
+if(errors === _errs156){
+if(typeof data64 == "number"){
+if(data64 < 1024 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data64}];
+return false;
+}
+}
+}
+var valid15 = _errs156 === errors;
+}
+else {
+var valid15 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data62}];
+return false;
+}
+}
+var valid0 = _errs151 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data53 = data.health;
-const _errs133 = errors;
-if(errors === _errs133){
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-const _errs135 = errors;
-for(const key12 in data53){
-if(!((((((key12 === "failure_threshold") || (key12 === "base_ejection_ms")) || (key12 === "max_ejection_ms")) || (key12 === "probe_interval_ms")) || (key12 === "probe_path")) || (key12 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data53}];
+let data65 = data.health;
+const _errs158 = errors;
+if(errors === _errs158){
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+const _errs160 = errors;
+for(const key13 in data65){
+if(!((((((key13 === "failure_threshold") || (key13 === "base_ejection_ms")) || (key13 === "max_ejection_ms")) || (key13 === "probe_interval_ms")) || (key13 === "probe_path")) || (key13 === "probe_timeout_ms"))){
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data65}];
 return false;
 break;
 }
 }
-if(_errs135 === errors){
-if(data53.failure_threshold !== undefined){
-let data54 = data53.failure_threshold;
-const _errs136 = errors;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-let dataType46 = typeof data54;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data54 === null
-              || (dataType46 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced46 = +data54;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data54}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data54 = coerced46;
-if(data53 !== undefined){
-data53["failure_threshold"] = coerced46;
-}
-}
-}
-if(errors === _errs136){
-if(typeof data54 == "number"){
-if(data54 < 1 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data54}];
-return false;
-}
-}
-}
-var valid15 = _errs136 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data53.base_ejection_ms !== undefined){
-let data55 = data53.base_ejection_ms;
-const _errs138 = errors;
-if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
-let dataType47 = typeof data55;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 === "boolean" || data55 === null
-              || (dataType47 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
-coerced47 = +data55;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data55}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data55 = coerced47;
-if(data53 !== undefined){
-data53["base_ejection_ms"] = coerced47;
-}
-}
-}
-if(errors === _errs138){
-if(typeof data55 == "number"){
-if(data55 < 1 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data55}];
-return false;
-}
-}
-}
-var valid15 = _errs138 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data53.max_ejection_ms !== undefined){
-let data56 = data53.max_ejection_ms;
-const _errs140 = errors;
-if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
-let dataType48 = typeof data56;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 === "boolean" || data56 === null
-              || (dataType48 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
-coerced48 = +data56;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data56}];
-return false;
-}
-}
-if(coerced48 !== undefined){
-data56 = coerced48;
-if(data53 !== undefined){
-data53["max_ejection_ms"] = coerced48;
-}
-}
-}
-if(errors === _errs140){
-if(typeof data56 == "number"){
-if(data56 < 1 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data56}];
-return false;
-}
-}
-}
-var valid15 = _errs140 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data53.probe_interval_ms !== undefined){
-let data57 = data53.probe_interval_ms;
-const _errs142 = errors;
-if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
-let dataType49 = typeof data57;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 === "boolean" || data57 === null
-              || (dataType49 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
-coerced49 = +data57;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data57}];
-return false;
-}
-}
-if(coerced49 !== undefined){
-data57 = coerced49;
-if(data53 !== undefined){
-data53["probe_interval_ms"] = coerced49;
-}
-}
-}
-if(errors === _errs142){
-if(typeof data57 == "number"){
-if(data57 < 0 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data57}];
-return false;
-}
-}
-}
-var valid15 = _errs142 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data53.probe_path !== undefined){
-let data58 = data53.probe_path;
-const _errs144 = errors;
-if(typeof data58 !== "string"){
-let dataType50 = typeof data58;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data58;
-}
-else if(data58 === null){
-coerced50 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data58}];
-return false;
-}
-}
-if(coerced50 !== undefined){
-data58 = coerced50;
-if(data53 !== undefined){
-data53["probe_path"] = coerced50;
-}
-}
-}
-if(errors === _errs144){
-if(typeof data58 === "string"){
-if(!pattern2.test(data58)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data58}];
-return false;
-}
-}
-}
-var valid15 = _errs144 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data53.probe_timeout_ms !== undefined){
-let data59 = data53.probe_timeout_ms;
-const _errs146 = errors;
-if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
-let dataType51 = typeof data59;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 === "boolean" || data59 === null
-              || (dataType51 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
-coerced51 = +data59;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data59}];
-return false;
-}
-}
-if(coerced51 !== undefined){
-data59 = coerced51;
-if(data53 !== undefined){
-data53["probe_timeout_ms"] = coerced51;
-}
-}
-}
-if(errors === _errs146){
-if(typeof data59 == "number"){
-if(data59 < 1 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data59}];
-return false;
-}
-}
-}
-var valid15 = _errs146 === errors;
-}
-else {
-var valid15 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data53}];
-return false;
-}
-}
-var valid0 = _errs133 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.http !== undefined){
-let data60 = data.http;
-const _errs148 = errors;
-if(errors === _errs148){
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-const _errs150 = errors;
-for(const key13 in data60){
-if(!(func2.call(schema11.properties.http.properties, key13))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data60}];
-return false;
-break;
-}
-}
-if(_errs150 === errors){
-if(data60.body_limit_bytes !== undefined){
-let data61 = data60.body_limit_bytes;
-const _errs151 = errors;
-if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
-let dataType52 = typeof data61;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 === "boolean" || data61 === null
-              || (dataType52 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
-coerced52 = +data61;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data61}];
-return false;
-}
-}
-if(coerced52 !== undefined){
-data61 = coerced52;
-if(data60 !== undefined){
-data60["body_limit_bytes"] = coerced52;
-}
-}
-}
-if(errors === _errs151){
-if(typeof data61 == "number"){
-if(data61 < 1024 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data61}];
-return false;
-}
-}
-}
-var valid16 = _errs151 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.sse_keepalive_ms !== undefined){
-let data62 = data60.sse_keepalive_ms;
-const _errs153 = errors;
-if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
-let dataType53 = typeof data62;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 === "boolean" || data62 === null
-              || (dataType53 === "string" && data62 && data62 == +data62 && !(data62 % 1))){
-coerced53 = +data62;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data62}];
-return false;
-}
-}
-if(coerced53 !== undefined){
-data62 = coerced53;
-if(data60 !== undefined){
-data60["sse_keepalive_ms"] = coerced53;
-}
-}
-}
-if(errors === _errs153){
-if(typeof data62 == "number"){
-if(data62 < 100 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data62}];
-return false;
-}
-}
-}
-var valid16 = _errs153 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.headers_timeout_ms !== undefined){
-let data63 = data60.headers_timeout_ms;
-const _errs155 = errors;
-if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
-let dataType54 = typeof data63;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 === "boolean" || data63 === null
-              || (dataType54 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
-coerced54 = +data63;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data63}];
-return false;
-}
-}
-if(coerced54 !== undefined){
-data63 = coerced54;
-if(data60 !== undefined){
-data60["headers_timeout_ms"] = coerced54;
-}
-}
-}
-if(errors === _errs155){
-if(typeof data63 == "number"){
-if(data63 < 100 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data63}];
-return false;
-}
-}
-}
-var valid16 = _errs155 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.request_timeout_ms !== undefined){
-let data64 = data60.request_timeout_ms;
-const _errs157 = errors;
-if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
-let dataType55 = typeof data64;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data64 === null
-              || (dataType55 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
-coerced55 = +data64;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data64}];
-return false;
-}
-}
-if(coerced55 !== undefined){
-data64 = coerced55;
-if(data60 !== undefined){
-data60["request_timeout_ms"] = coerced55;
-}
-}
-}
-if(errors === _errs157){
-if(typeof data64 == "number"){
-if(data64 < 0 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data64}];
-return false;
-}
-}
-}
-var valid16 = _errs157 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.body_idle_timeout_ms !== undefined){
-let data65 = data60.body_idle_timeout_ms;
-const _errs159 = errors;
-if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
-let dataType56 = typeof data65;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 === "boolean" || data65 === null
-              || (dataType56 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
-coerced56 = +data65;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data65}];
-return false;
-}
-}
-if(coerced56 !== undefined){
-data65 = coerced56;
-if(data60 !== undefined){
-data60["body_idle_timeout_ms"] = coerced56;
-}
-}
-}
-if(errors === _errs159){
-if(typeof data65 == "number"){
-if(data65 < 100 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data65}];
-return false;
-}
-}
-}
-var valid16 = _errs159 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.keep_alive_timeout_ms !== undefined){
-let data66 = data60.keep_alive_timeout_ms;
+if(_errs160 === errors){
+if(data65.failure_threshold !== undefined){
+let data66 = data65.failure_threshold;
 const _errs161 = errors;
 if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
 let dataType57 = typeof data66;
@@ -2724,21 +2780,21 @@ if(dataType57 === "boolean" || data66 === null
 coerced57 = +data66;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data66}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data66 = coerced57;
-if(data60 !== undefined){
-data60["keep_alive_timeout_ms"] = coerced57;
+if(data65 !== undefined){
+data65["failure_threshold"] = coerced57;
 }
 }
 }
 if(errors === _errs161){
 if(typeof data66 == "number"){
-if(data66 < 0 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data66}];
+if(data66 < 1 || isNaN(data66)){
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data66}];
 return false;
 }
 }
@@ -2749,8 +2805,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_connections !== undefined){
-let data67 = data60.max_connections;
+if(data65.base_ejection_ms !== undefined){
+let data67 = data65.base_ejection_ms;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2761,21 +2817,21 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
-if(data60 !== undefined){
-data60["max_connections"] = coerced58;
+if(data65 !== undefined){
+data65["base_ejection_ms"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
-if(data67 < 0 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data67}];
+if(data67 < 1 || isNaN(data67)){
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data67}];
 return false;
 }
 }
@@ -2786,8 +2842,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.listen_backlog !== undefined){
-let data68 = data60.listen_backlog;
+if(data65.max_ejection_ms !== undefined){
+let data68 = data65.max_ejection_ms;
 const _errs165 = errors;
 if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
 let dataType59 = typeof data68;
@@ -2798,21 +2854,21 @@ if(dataType59 === "boolean" || data68 === null
 coerced59 = +data68;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data68}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data68 = coerced59;
-if(data60 !== undefined){
-data60["listen_backlog"] = coerced59;
+if(data65 !== undefined){
+data65["max_ejection_ms"] = coerced59;
 }
 }
 }
 if(errors === _errs165){
 if(typeof data68 == "number"){
 if(data68 < 1 || isNaN(data68)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data68}];
 return false;
 }
 }
@@ -2823,8 +2879,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_messages !== undefined){
-let data69 = data60.max_messages;
+if(data65.probe_interval_ms !== undefined){
+let data69 = data65.probe_interval_ms;
 const _errs167 = errors;
 if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
 let dataType60 = typeof data69;
@@ -2835,21 +2891,21 @@ if(dataType60 === "boolean" || data69 === null
 coerced60 = +data69;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data69}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data69 = coerced60;
-if(data60 !== undefined){
-data60["max_messages"] = coerced60;
+if(data65 !== undefined){
+data65["probe_interval_ms"] = coerced60;
 }
 }
 }
 if(errors === _errs167){
 if(typeof data69 == "number"){
-if(data69 < 1 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data69}];
+if(data69 < 0 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data69}];
 return false;
 }
 }
@@ -2860,40 +2916,36 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_choices !== undefined){
-let data70 = data60.max_choices;
+if(data65.probe_path !== undefined){
+let data70 = data65.probe_path;
 const _errs169 = errors;
-if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
+if(typeof data70 !== "string"){
 let dataType61 = typeof data70;
 let coerced61 = undefined;
 if(!(coerced61 !== undefined)){
-if(dataType61 === "boolean" || data70 === null
-              || (dataType61 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
-coerced61 = +data70;
+if(dataType61 == "number" || dataType61 == "boolean"){
+coerced61 = "" + data70;
+}
+else if(data70 === null){
+coerced61 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data70}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data70 = coerced61;
-if(data60 !== undefined){
-data60["max_choices"] = coerced61;
+if(data65 !== undefined){
+data65["probe_path"] = coerced61;
 }
 }
 }
 if(errors === _errs169){
-if(typeof data70 == "number"){
-if(data70 > 128 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data70}];
+if(typeof data70 === "string"){
+if(!pattern2.test(data70)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data70}];
 return false;
-}
-else {
-if(data70 < 1 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data70}];
-return false;
-}
 }
 }
 }
@@ -2903,8 +2955,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_json_depth !== undefined){
-let data71 = data60.max_json_depth;
+if(data65.probe_timeout_ms !== undefined){
+let data71 = data65.probe_timeout_ms;
 const _errs171 = errors;
 if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
 let dataType62 = typeof data71;
@@ -2915,28 +2967,22 @@ if(dataType62 === "boolean" || data71 === null
 coerced62 = +data71;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data71}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data71 = coerced62;
-if(data60 !== undefined){
-data60["max_json_depth"] = coerced62;
+if(data65 !== undefined){
+data65["probe_timeout_ms"] = coerced62;
 }
 }
 }
 if(errors === _errs171){
 if(typeof data71 == "number"){
-if(data71 > 1000 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data71}];
+if(data71 < 1 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data71}];
 return false;
-}
-else {
-if(data71 < 2 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data71}];
-return false;
-}
 }
 }
 }
@@ -2945,292 +2991,288 @@ var valid16 = _errs171 === errors;
 else {
 var valid16 = true;
 }
-if(valid16){
-if(data60.max_body_bytes_in_flight !== undefined){
-let data72 = data60.max_body_bytes_in_flight;
-const _errs173 = errors;
-if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
-let dataType63 = typeof data72;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data72 === null
-              || (dataType63 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
-coerced63 = +data72;
+}
+}
+}
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data65}];
 return false;
 }
 }
-if(coerced63 !== undefined){
-data72 = coerced63;
-if(data60 !== undefined){
-data60["max_body_bytes_in_flight"] = coerced63;
-}
-}
-}
-if(errors === _errs173){
-if(typeof data72 == "number"){
-if(data72 < 1024 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data72}];
-return false;
-}
-}
-}
-var valid16 = _errs173 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.max_body_bytes_in_flight_per_key !== undefined){
-let data73 = data60.max_body_bytes_in_flight_per_key;
-const _errs175 = errors;
-if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
-let dataType64 = typeof data73;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 === "boolean" || data73 === null
-              || (dataType64 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
-coerced64 = +data73;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data73}];
-return false;
-}
-}
-if(coerced64 !== undefined){
-data73 = coerced64;
-if(data60 !== undefined){
-data60["max_body_bytes_in_flight_per_key"] = coerced64;
-}
-}
-}
-if(errors === _errs175){
-if(typeof data73 == "number"){
-if(data73 < 1024 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data73}];
-return false;
-}
-}
-}
-var valid16 = _errs175 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.max_body_bytes_in_flight_per_account !== undefined){
-let data74 = data60.max_body_bytes_in_flight_per_account;
-const _errs177 = errors;
-if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
-let dataType65 = typeof data74;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 === "boolean" || data74 === null
-              || (dataType65 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
-coerced65 = +data74;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data74}];
-return false;
-}
-}
-if(coerced65 !== undefined){
-data74 = coerced65;
-if(data60 !== undefined){
-data60["max_body_bytes_in_flight_per_account"] = coerced65;
-}
-}
-}
-if(errors === _errs177){
-if(typeof data74 == "number"){
-if(data74 < 1024 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data74}];
-return false;
-}
-}
-}
-var valid16 = _errs177 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.max_body_bytes_in_flight_per_ip !== undefined){
-let data75 = data60.max_body_bytes_in_flight_per_ip;
-const _errs179 = errors;
-if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
-let dataType66 = typeof data75;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 === "boolean" || data75 === null
-              || (dataType66 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
-coerced66 = +data75;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data75}];
-return false;
-}
-}
-if(coerced66 !== undefined){
-data75 = coerced66;
-if(data60 !== undefined){
-data60["max_body_bytes_in_flight_per_ip"] = coerced66;
-}
-}
-}
-if(errors === _errs179){
-if(typeof data75 == "number"){
-if(data75 < 1024 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data75}];
-return false;
-}
-}
-}
-var valid16 = _errs179 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.max_drain_bytes !== undefined){
-let data76 = data60.max_drain_bytes;
-const _errs181 = errors;
-if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
-let dataType67 = typeof data76;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 === "boolean" || data76 === null
-              || (dataType67 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
-coerced67 = +data76;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data76}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data76 = coerced67;
-if(data60 !== undefined){
-data60["max_drain_bytes"] = coerced67;
-}
-}
-}
-if(errors === _errs181){
-if(typeof data76 == "number"){
-if(data76 < 0 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data76}];
-return false;
-}
-}
-}
-var valid16 = _errs181 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.drain_timeout_ms !== undefined){
-let data77 = data60.drain_timeout_ms;
-const _errs183 = errors;
-if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
-let dataType68 = typeof data77;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 === "boolean" || data77 === null
-              || (dataType68 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
-coerced68 = +data77;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data77}];
-return false;
-}
-}
-if(coerced68 !== undefined){
-data77 = coerced68;
-if(data60 !== undefined){
-data60["drain_timeout_ms"] = coerced68;
-}
-}
-}
-if(errors === _errs183){
-if(typeof data77 == "number"){
-if(data77 < 0 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data77}];
-return false;
-}
-}
-}
-var valid16 = _errs183 === errors;
-}
-else {
-var valid16 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data60}];
-return false;
-}
-}
-var valid0 = _errs148 === errors;
+var valid0 = _errs158 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.log !== undefined){
-let data78 = data.log;
-const _errs185 = errors;
-if(errors === _errs185){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
-const _errs187 = errors;
-for(const key14 in data78){
-if(!((key14 === "bodies") || (key14 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data78}];
+if(data.http !== undefined){
+let data72 = data.http;
+const _errs173 = errors;
+if(errors === _errs173){
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+const _errs175 = errors;
+for(const key14 in data72){
+if(!(func2.call(schema11.properties.http.properties, key14))){
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data72}];
 return false;
 break;
 }
 }
-if(_errs187 === errors){
-if(data78.bodies !== undefined){
-let data79 = data78.bodies;
-const _errs188 = errors;
-if(typeof data79 !== "boolean"){
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(data79 === "false" || data79 === 0 || data79 === null){
-coerced69 = false;
-}
-else if(data79 === "true" || data79 === 1){
-coerced69 = true;
+if(_errs175 === errors){
+if(data72.body_limit_bytes !== undefined){
+let data73 = data72.body_limit_bytes;
+const _errs176 = errors;
+if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
+let dataType63 = typeof data73;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 === "boolean" || data73 === null
+              || (dataType63 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
+coerced63 = +data73;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data73}];
+return false;
+}
+}
+if(coerced63 !== undefined){
+data73 = coerced63;
+if(data72 !== undefined){
+data72["body_limit_bytes"] = coerced63;
+}
+}
+}
+if(errors === _errs176){
+if(typeof data73 == "number"){
+if(data73 < 1024 || isNaN(data73)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data73}];
+return false;
+}
+}
+}
+var valid17 = _errs176 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.sse_keepalive_ms !== undefined){
+let data74 = data72.sse_keepalive_ms;
+const _errs178 = errors;
+if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
+let dataType64 = typeof data74;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 === "boolean" || data74 === null
+              || (dataType64 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
+coerced64 = +data74;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data74}];
+return false;
+}
+}
+if(coerced64 !== undefined){
+data74 = coerced64;
+if(data72 !== undefined){
+data72["sse_keepalive_ms"] = coerced64;
+}
+}
+}
+if(errors === _errs178){
+if(typeof data74 == "number"){
+if(data74 < 100 || isNaN(data74)){
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data74}];
+return false;
+}
+}
+}
+var valid17 = _errs178 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.headers_timeout_ms !== undefined){
+let data75 = data72.headers_timeout_ms;
+const _errs180 = errors;
+if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
+let dataType65 = typeof data75;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 === "boolean" || data75 === null
+              || (dataType65 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
+coerced65 = +data75;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data75}];
+return false;
+}
+}
+if(coerced65 !== undefined){
+data75 = coerced65;
+if(data72 !== undefined){
+data72["headers_timeout_ms"] = coerced65;
+}
+}
+}
+if(errors === _errs180){
+if(typeof data75 == "number"){
+if(data75 < 100 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data75}];
+return false;
+}
+}
+}
+var valid17 = _errs180 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.request_timeout_ms !== undefined){
+let data76 = data72.request_timeout_ms;
+const _errs182 = errors;
+if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
+let dataType66 = typeof data76;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 === "boolean" || data76 === null
+              || (dataType66 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
+coerced66 = +data76;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data76}];
+return false;
+}
+}
+if(coerced66 !== undefined){
+data76 = coerced66;
+if(data72 !== undefined){
+data72["request_timeout_ms"] = coerced66;
+}
+}
+}
+if(errors === _errs182){
+if(typeof data76 == "number"){
+if(data76 < 0 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data76}];
+return false;
+}
+}
+}
+var valid17 = _errs182 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.body_idle_timeout_ms !== undefined){
+let data77 = data72.body_idle_timeout_ms;
+const _errs184 = errors;
+if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
+let dataType67 = typeof data77;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 === "boolean" || data77 === null
+              || (dataType67 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
+coerced67 = +data77;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data77}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data77 = coerced67;
+if(data72 !== undefined){
+data72["body_idle_timeout_ms"] = coerced67;
+}
+}
+}
+if(errors === _errs184){
+if(typeof data77 == "number"){
+if(data77 < 100 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data77}];
+return false;
+}
+}
+}
+var valid17 = _errs184 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.keep_alive_timeout_ms !== undefined){
+let data78 = data72.keep_alive_timeout_ms;
+const _errs186 = errors;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+let dataType68 = typeof data78;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 === "boolean" || data78 === null
+              || (dataType68 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced68 = +data78;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data78}];
+return false;
+}
+}
+if(coerced68 !== undefined){
+data78 = coerced68;
+if(data72 !== undefined){
+data72["keep_alive_timeout_ms"] = coerced68;
+}
+}
+}
+if(errors === _errs186){
+if(typeof data78 == "number"){
+if(data78 < 0 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data78}];
+return false;
+}
+}
+}
+var valid17 = _errs186 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.max_connections !== undefined){
+let data79 = data72.max_connections;
+const _errs188 = errors;
+if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
+let dataType69 = typeof data79;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data79 === null
+              || (dataType69 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
+coerced69 = +data79;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data79}];
 return false;
 }
 }
 if(coerced69 !== undefined){
 data79 = coerced69;
-if(data78 !== undefined){
-data78["bodies"] = coerced69;
+if(data72 !== undefined){
+data72["max_connections"] = coerced69;
+}
+}
+}
+if(errors === _errs188){
+if(typeof data79 == "number"){
+if(data79 < 0 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data79}];
+return false;
 }
 }
 }
@@ -3240,158 +3282,34 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data78.format !== undefined){
-let data80 = data78.format;
+if(data72.listen_backlog !== undefined){
+let data80 = data72.listen_backlog;
 const _errs190 = errors;
-const _errs191 = errors;
-let valid18 = false;
-const _errs192 = errors;
-if(typeof data80 !== "string"){
+if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
 let dataType70 = typeof data80;
 let coerced70 = undefined;
 if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data80;
-}
-else if(data80 === null){
-coerced70 = "";
+if(dataType70 === "boolean" || data80 === null
+              || (dataType70 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced70 = +data80;
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data80};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data80}];
+return false;
 }
 }
 if(coerced70 !== undefined){
 data80 = coerced70;
-if(data78 !== undefined){
-data78["format"] = coerced70;
+if(data72 !== undefined){
+data72["listen_backlog"] = coerced70;
 }
 }
 }
-if("auto" !== data80){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data80};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-var _valid1 = _errs192 === errors;
-valid18 = valid18 || _valid1;
-if(!valid18){
-const _errs194 = errors;
-if(typeof data80 !== "string"){
-let dataType71 = typeof data80;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data80;
-}
-else if(data80 === null){
-coerced71 = "";
-}
-else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data80};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(coerced71 !== undefined){
-data80 = coerced71;
-if(data78 !== undefined){
-data78["format"] = coerced71;
-}
-}
-}
-if("json" !== data80){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data80};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid1 = _errs194 === errors;
-valid18 = valid18 || _valid1;
-if(!valid18){
-const _errs196 = errors;
-if(typeof data80 !== "string"){
-let dataType72 = typeof data80;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data80;
-}
-else if(data80 === null){
-coerced72 = "";
-}
-else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data80};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(coerced72 !== undefined){
-data80 = coerced72;
-if(data78 !== undefined){
-data78["format"] = coerced72;
-}
-}
-}
-if("pretty" !== data80){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data80};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid1 = _errs196 === errors;
-valid18 = valid18 || _valid1;
-}
-}
-if(!valid18){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data80};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs190){
+if(typeof data80 == "number"){
+if(data80 < 1 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data80}];
 return false;
-}
-else {
-errors = _errs191;
-if(vErrors !== null){
-if(_errs191){
-vErrors.length = _errs191;
-}
-else {
-vErrors = null;
 }
 }
 }
@@ -3400,126 +3318,170 @@ var valid17 = _errs190 === errors;
 else {
 var valid17 = true;
 }
-}
-}
+if(valid17){
+if(data72.max_messages !== undefined){
+let data81 = data72.max_messages;
+const _errs192 = errors;
+if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
+let dataType71 = typeof data81;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 === "boolean" || data81 === null
+              || (dataType71 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced71 = +data81;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data81}];
 return false;
 }
 }
-var valid0 = _errs185 === errors;
+if(coerced71 !== undefined){
+data81 = coerced71;
+if(data72 !== undefined){
+data72["max_messages"] = coerced71;
+}
+}
+}
+if(errors === _errs192){
+if(typeof data81 == "number"){
+if(data81 < 1 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data81}];
+return false;
+}
+}
+}
+var valid17 = _errs192 === errors;
 }
 else {
-var valid0 = true;
+var valid17 = true;
 }
-if(valid0){
-if(data.metrics !== undefined){
-let data81 = data.metrics;
-const _errs198 = errors;
-if(errors === _errs198){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-const _errs200 = errors;
-for(const key15 in data81){
-if(!((key15 === "enabled") || (key15 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data81}];
+if(valid17){
+if(data72.max_choices !== undefined){
+let data82 = data72.max_choices;
+const _errs194 = errors;
+if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
+let dataType72 = typeof data82;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 === "boolean" || data82 === null
+              || (dataType72 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
+coerced72 = +data82;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data82}];
 return false;
-break;
 }
 }
-if(_errs200 === errors){
-if(data81.enabled !== undefined){
-let data82 = data81.enabled;
-const _errs201 = errors;
-if(typeof data82 !== "boolean"){
+if(coerced72 !== undefined){
+data82 = coerced72;
+if(data72 !== undefined){
+data72["max_choices"] = coerced72;
+}
+}
+}
+if(errors === _errs194){
+if(typeof data82 == "number"){
+if(data82 > 128 || isNaN(data82)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data82}];
+return false;
+}
+else {
+if(data82 < 1 || isNaN(data82)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data82}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs194 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.max_json_depth !== undefined){
+let data83 = data72.max_json_depth;
+const _errs196 = errors;
+if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+let dataType73 = typeof data83;
 let coerced73 = undefined;
 if(!(coerced73 !== undefined)){
-if(data82 === "false" || data82 === 0 || data82 === null){
-coerced73 = false;
-}
-else if(data82 === "true" || data82 === 1){
-coerced73 = true;
+if(dataType73 === "boolean" || data83 === null
+              || (dataType73 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced73 = +data83;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data83}];
 return false;
 }
 }
 if(coerced73 !== undefined){
-data82 = coerced73;
-if(data81 !== undefined){
-data81["enabled"] = coerced73;
+data83 = coerced73;
+if(data72 !== undefined){
+data72["max_json_depth"] = coerced73;
 }
 }
 }
-var valid19 = _errs201 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data81.listen !== undefined){
-let data83 = data81.listen;
-const _errs203 = errors;
-if(errors === _errs203){
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
-let missing1;
-if((data83.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data83}];
+if(errors === _errs196){
+if(typeof data83 == "number"){
+if(data83 > 1000 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data83}];
 return false;
 }
 else {
-const _errs205 = errors;
-for(const key16 in data83){
-if(!((key16 === "host") || (key16 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data83}];
+if(data83 < 2 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data83}];
 return false;
-break;
 }
 }
-if(_errs205 === errors){
-if(data83.host !== undefined){
-let data84 = data83.host;
-const _errs206 = errors;
-if(typeof data84 !== "string"){
+}
+}
+var valid17 = _errs196 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.max_body_bytes_in_flight !== undefined){
+let data84 = data72.max_body_bytes_in_flight;
+const _errs198 = errors;
+if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
 let dataType74 = typeof data84;
 let coerced74 = undefined;
 if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data84;
-}
-else if(data84 === null){
-coerced74 = "";
+if(dataType74 === "boolean" || data84 === null
+              || (dataType74 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
+coerced74 = +data84;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data84}];
 return false;
 }
 }
 if(coerced74 !== undefined){
 data84 = coerced74;
-if(data83 !== undefined){
-data83["host"] = coerced74;
+if(data72 !== undefined){
+data72["max_body_bytes_in_flight"] = coerced74;
 }
 }
 }
-if(errors === _errs206){
-if(typeof data84 === "string"){
-if(func3(data84) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data84}];
+if(errors === _errs198){
+if(typeof data84 == "number"){
+if(data84 < 1024 || isNaN(data84)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data84}];
 return false;
 }
 }
 }
-var valid20 = _errs206 === errors;
+var valid17 = _errs198 === errors;
 }
 else {
-var valid20 = true;
+var valid17 = true;
 }
-if(valid20){
-if(data83.port !== undefined){
-let data85 = data83.port;
-const _errs208 = errors;
+if(valid17){
+if(data72.max_body_bytes_in_flight_per_key !== undefined){
+let data85 = data72.max_body_bytes_in_flight_per_key;
+const _errs200 = errors;
 if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
 let dataType75 = typeof data85;
 let coerced75 = undefined;
@@ -3529,407 +3491,299 @@ if(dataType75 === "boolean" || data85 === null
 coerced75 = +data85;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data85}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data85 = coerced75;
-if(data83 !== undefined){
-data83["port"] = coerced75;
+if(data72 !== undefined){
+data72["max_body_bytes_in_flight_per_key"] = coerced75;
+}
+}
+}
+if(errors === _errs200){
+if(typeof data85 == "number"){
+if(data85 < 1024 || isNaN(data85)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data85}];
+return false;
+}
+}
+}
+var valid17 = _errs200 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.max_body_bytes_in_flight_per_account !== undefined){
+let data86 = data72.max_body_bytes_in_flight_per_account;
+const _errs202 = errors;
+if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
+let dataType76 = typeof data86;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data86 === null
+              || (dataType76 === "string" && data86 && data86 == +data86 && !(data86 % 1))){
+coerced76 = +data86;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data86}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data86 = coerced76;
+if(data72 !== undefined){
+data72["max_body_bytes_in_flight_per_account"] = coerced76;
+}
+}
+}
+if(errors === _errs202){
+if(typeof data86 == "number"){
+if(data86 < 1024 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data86}];
+return false;
+}
+}
+}
+var valid17 = _errs202 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.max_body_bytes_in_flight_per_ip !== undefined){
+let data87 = data72.max_body_bytes_in_flight_per_ip;
+const _errs204 = errors;
+if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
+let dataType77 = typeof data87;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data87 === null
+              || (dataType77 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
+coerced77 = +data87;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data87}];
+return false;
+}
+}
+if(coerced77 !== undefined){
+data87 = coerced77;
+if(data72 !== undefined){
+data72["max_body_bytes_in_flight_per_ip"] = coerced77;
+}
+}
+}
+if(errors === _errs204){
+if(typeof data87 == "number"){
+if(data87 < 1024 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data87}];
+return false;
+}
+}
+}
+var valid17 = _errs204 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.max_drain_bytes !== undefined){
+let data88 = data72.max_drain_bytes;
+const _errs206 = errors;
+if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
+let dataType78 = typeof data88;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 === "boolean" || data88 === null
+              || (dataType78 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
+coerced78 = +data88;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data88}];
+return false;
+}
+}
+if(coerced78 !== undefined){
+data88 = coerced78;
+if(data72 !== undefined){
+data72["max_drain_bytes"] = coerced78;
+}
+}
+}
+if(errors === _errs206){
+if(typeof data88 == "number"){
+if(data88 < 0 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data88}];
+return false;
+}
+}
+}
+var valid17 = _errs206 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data72.drain_timeout_ms !== undefined){
+let data89 = data72.drain_timeout_ms;
+const _errs208 = errors;
+if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
+let dataType79 = typeof data89;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 === "boolean" || data89 === null
+              || (dataType79 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
+coerced79 = +data89;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data89}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data89 = coerced79;
+if(data72 !== undefined){
+data72["drain_timeout_ms"] = coerced79;
 }
 }
 }
 if(errors === _errs208){
-if(typeof data85 == "number"){
-if(data85 > 65535 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data85}];
-return false;
-}
-else {
-if(data85 < 0 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data85}];
+if(typeof data89 == "number"){
+if(data89 < 0 || isNaN(data89)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data89}];
 return false;
 }
 }
 }
-}
-var valid20 = _errs208 === errors;
-}
-else {
-var valid20 = true;
-}
-}
-}
-}
+var valid17 = _errs208 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data83}];
+var valid17 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data72}];
 return false;
 }
 }
-var valid19 = _errs203 === errors;
-}
-else {
-var valid19 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data81}];
-return false;
-}
-}
-var valid0 = _errs198 === errors;
+var valid0 = _errs173 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.shutdown !== undefined){
-let data86 = data.shutdown;
+if(data.log !== undefined){
+let data90 = data.log;
 const _errs210 = errors;
 if(errors === _errs210){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
 const _errs212 = errors;
-for(const key17 in data86){
-if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data86}];
+for(const key15 in data90){
+if(!((key15 === "bodies") || (key15 === "format"))){
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data90}];
 return false;
 break;
 }
 }
 if(_errs212 === errors){
-if(data86.grace_ms !== undefined){
-let data87 = data86.grace_ms;
+if(data90.bodies !== undefined){
+let data91 = data90.bodies;
 const _errs213 = errors;
-if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
-let dataType76 = typeof data87;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data87 === null
-              || (dataType76 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
-coerced76 = +data87;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data87}];
-return false;
-}
-}
-if(coerced76 !== undefined){
-data87 = coerced76;
-if(data86 !== undefined){
-data86["grace_ms"] = coerced76;
-}
-}
-}
-if(errors === _errs213){
-if(typeof data87 == "number"){
-if(data87 < 0 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data87}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data86}];
-return false;
-}
-}
-var valid0 = _errs210 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nodes !== undefined){
-let data88 = data.nodes;
-const _errs215 = errors;
-if(errors === _errs215){
-if(Array.isArray(data88)){
-if(data88.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data88}];
-return false;
-}
-else {
-var valid22 = true;
-const len2 = data88.length;
-for(let i2=0; i2<len2; i2++){
-let data89 = data88[i2];
-const _errs217 = errors;
-if(errors === _errs217){
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-let missing2;
-if(((data89.id === undefined) && (missing2 = "id")) || ((data89.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data89}];
-return false;
-}
-else {
-const _errs219 = errors;
-for(const key18 in data89){
-if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data89}];
-return false;
-break;
-}
-}
-if(_errs219 === errors){
-if(data89.id !== undefined){
-let data90 = data89.id;
-const _errs220 = errors;
-if(typeof data90 !== "string"){
-let dataType77 = typeof data90;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data90;
-}
-else if(data90 === null){
-coerced77 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
-return false;
-}
-}
-if(coerced77 !== undefined){
-data90 = coerced77;
-if(data89 !== undefined){
-data89["id"] = coerced77;
-}
-}
-}
-if(errors === _errs220){
-if(typeof data90 === "string"){
-if(func3(data90) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
-return false;
-}
-else {
-if(!pattern3.test(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
-return false;
-}
-}
-}
-}
-var valid23 = _errs220 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.provider !== undefined){
-let data91 = data89.provider;
-const _errs222 = errors;
-const _errs223 = errors;
-let valid24 = false;
-const _errs224 = errors;
-if(typeof data91 !== "string"){
-let dataType78 = typeof data91;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data91;
-}
-else if(data91 === null){
-coerced78 = "";
-}
-else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data91};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(coerced78 !== undefined){
-data91 = coerced78;
-if(data89 !== undefined){
-data89["provider"] = coerced78;
-}
-}
-}
-if("openai" !== data91){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data91};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs224 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs226 = errors;
-if(typeof data91 !== "string"){
-let dataType79 = typeof data91;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data91;
-}
-else if(data91 === null){
-coerced79 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data91};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced79 !== undefined){
-data91 = coerced79;
-if(data89 !== undefined){
-data89["provider"] = coerced79;
-}
-}
-}
-if("anthropic" !== data91){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data91};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs226 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs228 = errors;
-if(typeof data91 !== "string"){
-let dataType80 = typeof data91;
+if(typeof data91 !== "boolean"){
 let coerced80 = undefined;
 if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data91;
+if(data91 === "false" || data91 === 0 || data91 === null){
+coerced80 = false;
 }
-else if(data91 === null){
-coerced80 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data91};
-if(vErrors === null){
-vErrors = [err26];
+else if(data91 === "true" || data91 === 1){
+coerced80 = true;
 }
 else {
-vErrors.push(err26);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data91}];
+return false;
 }
 }
 if(coerced80 !== undefined){
 data91 = coerced80;
-if(data89 !== undefined){
-data89["provider"] = coerced80;
+if(data90 !== undefined){
+data90["bodies"] = coerced80;
 }
 }
 }
-if("gemini" !== data91){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data91};
-if(vErrors === null){
-vErrors = [err27];
+var valid18 = _errs213 === errors;
 }
 else {
-vErrors.push(err27);
+var valid18 = true;
 }
-errors++;
-}
-var _valid2 = _errs228 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs230 = errors;
-if(typeof data91 !== "string"){
-let dataType81 = typeof data91;
+if(valid18){
+if(data90.format !== undefined){
+let data92 = data90.format;
+const _errs215 = errors;
+const _errs216 = errors;
+let valid19 = false;
+const _errs217 = errors;
+if(typeof data92 !== "string"){
+let dataType81 = typeof data92;
 let coerced81 = undefined;
 if(!(coerced81 !== undefined)){
 if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data91;
+coerced81 = "" + data92;
 }
-else if(data91 === null){
+else if(data92 === null){
 coerced81 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data91};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data92};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err15];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err15);
 }
 errors++;
 }
 }
 if(coerced81 !== undefined){
-data91 = coerced81;
-if(data89 !== undefined){
-data89["provider"] = coerced81;
+data92 = coerced81;
+if(data90 !== undefined){
+data90["format"] = coerced81;
 }
 }
 }
-if("simulated" !== data91){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data91};
+if("auto" !== data92){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data92};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err16];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err16);
 }
 errors++;
 }
-var _valid2 = _errs230 === errors;
-valid24 = valid24 || _valid2;
-}
-}
-}
-if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data91};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs223;
-if(vErrors !== null){
-if(_errs223){
-vErrors.length = _errs223;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs222 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.base_url !== undefined){
-let data92 = data89.base_url;
-const _errs232 = errors;
+var _valid1 = _errs217 === errors;
+valid19 = valid19 || _valid1;
+if(!valid19){
+const _errs219 = errors;
 if(typeof data92 !== "string"){
 let dataType82 = typeof data92;
 let coerced82 = undefined;
@@ -3941,153 +3795,227 @@ else if(data92 === null){
 coerced82 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data92}];
-return false;
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data92};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
 }
 }
 if(coerced82 !== undefined){
 data92 = coerced82;
-if(data89 !== undefined){
-data89["base_url"] = coerced82;
+if(data90 !== undefined){
+data90["format"] = coerced82;
 }
 }
 }
-if(errors === _errs232){
-if(typeof data92 === "string"){
-if(!pattern4.test(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data92}];
-return false;
-}
-}
-}
-var valid23 = _errs232 === errors;
+if("json" !== data92){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data92};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
-var valid23 = true;
+vErrors.push(err18);
 }
-if(valid23){
-if(data89.api_key !== undefined){
-let data93 = data89.api_key;
-const _errs234 = errors;
-if(typeof data93 !== "string"){
-let dataType83 = typeof data93;
+errors++;
+}
+var _valid1 = _errs219 === errors;
+valid19 = valid19 || _valid1;
+if(!valid19){
+const _errs221 = errors;
+if(typeof data92 !== "string"){
+let dataType83 = typeof data92;
 let coerced83 = undefined;
 if(!(coerced83 !== undefined)){
 if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data93;
+coerced83 = "" + data92;
 }
-else if(data93 === null){
+else if(data92 === null){
 coerced83 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data93}];
-return false;
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data92};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
 }
 }
 if(coerced83 !== undefined){
-data93 = coerced83;
-if(data89 !== undefined){
-data89["api_key"] = coerced83;
+data92 = coerced83;
+if(data90 !== undefined){
+data90["format"] = coerced83;
 }
 }
 }
-var valid23 = _errs234 === errors;
+if("pretty" !== data92){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data92};
+if(vErrors === null){
+vErrors = [err20];
 }
 else {
-var valid23 = true;
+vErrors.push(err20);
 }
-if(valid23){
-if(data89.max_concurrency !== undefined){
-let data94 = data89.max_concurrency;
-const _errs236 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-let dataType84 = typeof data94;
+errors++;
+}
+var _valid1 = _errs221 === errors;
+valid19 = valid19 || _valid1;
+}
+}
+if(!valid19){
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data92};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs216;
+if(vErrors !== null){
+if(_errs216){
+vErrors.length = _errs216;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid18 = _errs215 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data90}];
+return false;
+}
+}
+var valid0 = _errs210 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics !== undefined){
+let data93 = data.metrics;
+const _errs223 = errors;
+if(errors === _errs223){
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+const _errs225 = errors;
+for(const key16 in data93){
+if(!((key16 === "enabled") || (key16 === "listen"))){
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data93}];
+return false;
+break;
+}
+}
+if(_errs225 === errors){
+if(data93.enabled !== undefined){
+let data94 = data93.enabled;
+const _errs226 = errors;
+if(typeof data94 !== "boolean"){
 let coerced84 = undefined;
 if(!(coerced84 !== undefined)){
-if(dataType84 === "boolean" || data94 === null
-              || (dataType84 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced84 = +data94;
+if(data94 === "false" || data94 === 0 || data94 === null){
+coerced84 = false;
+}
+else if(data94 === "true" || data94 === 1){
+coerced84 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data94}];
 return false;
 }
 }
 if(coerced84 !== undefined){
 data94 = coerced84;
-if(data89 !== undefined){
-data89["max_concurrency"] = coerced84;
+if(data93 !== undefined){
+data93["enabled"] = coerced84;
 }
 }
 }
-if(errors === _errs236){
-if(typeof data94 == "number"){
-if(data94 < 1 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data94}];
-return false;
-}
-}
-}
-var valid23 = _errs236 === errors;
+var valid20 = _errs226 === errors;
 }
 else {
-var valid23 = true;
+var valid20 = true;
 }
-if(valid23){
-if(data89.weight !== undefined){
-let data95 = data89.weight;
-const _errs238 = errors;
-if(!(typeof data95 == "number")){
-let dataType85 = typeof data95;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "boolean" || data95 === null
-              || (dataType85 == "string" && data95 && data95 == +data95)){
-coerced85 = +data95;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data95}];
+if(valid20){
+if(data93.listen !== undefined){
+let data95 = data93.listen;
+const _errs228 = errors;
+if(errors === _errs228){
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+let missing1;
+if((data95.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data95}];
 return false;
 }
-}
-if(coerced85 !== undefined){
-data95 = coerced85;
-if(data89 !== undefined){
-data89["weight"] = coerced85;
-}
-}
-}
-if(errors === _errs238){
-if(typeof data95 == "number"){
-if(data95 <= 0 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data95}];
-return false;
-}
-}
-}
-var valid23 = _errs238 === errors;
-}
 else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.timeouts !== undefined){
-let data96 = data89.timeouts;
-const _errs240 = errors;
-if(errors === _errs240){
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-const _errs242 = errors;
-for(const key19 in data96){
-if(!(((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms")) || (key19 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data96}];
+const _errs230 = errors;
+for(const key17 in data95){
+if(!((key17 === "host") || (key17 === "port"))){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data95}];
 return false;
 break;
 }
 }
-if(_errs242 === errors){
-if(data96.connect_ms !== undefined){
-let data97 = data96.connect_ms;
-const _errs243 = errors;
+if(_errs230 === errors){
+if(data95.host !== undefined){
+let data96 = data95.host;
+const _errs231 = errors;
+if(typeof data96 !== "string"){
+let dataType85 = typeof data96;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 == "number" || dataType85 == "boolean"){
+coerced85 = "" + data96;
+}
+else if(data96 === null){
+coerced85 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data96}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data96 = coerced85;
+if(data95 !== undefined){
+data95["host"] = coerced85;
+}
+}
+}
+if(errors === _errs231){
+if(typeof data96 === "string"){
+if(func3(data96) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data96}];
+return false;
+}
+}
+}
+var valid21 = _errs231 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data95.port !== undefined){
+let data97 = data95.port;
+const _errs233 = errors;
 if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
 let dataType86 = typeof data97;
 let coerced86 = undefined;
@@ -4097,344 +4025,446 @@ if(dataType86 === "boolean" || data97 === null
 coerced86 = +data97;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data97}];
 return false;
 }
 }
 if(coerced86 !== undefined){
 data97 = coerced86;
-if(data96 !== undefined){
-data96["connect_ms"] = coerced86;
+if(data95 !== undefined){
+data95["port"] = coerced86;
 }
 }
 }
-if(errors === _errs243){
+if(errors === _errs233){
 if(typeof data97 == "number"){
-if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data97}];
+if(data97 > 65535 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data97}];
+return false;
+}
+else {
+if(data97 < 0 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data97}];
 return false;
 }
 }
 }
-var valid25 = _errs243 === errors;
+}
+var valid21 = _errs233 === errors;
 }
 else {
-var valid25 = true;
+var valid21 = true;
 }
-if(valid25){
-if(data96.first_byte_ms !== undefined){
-let data98 = data96.first_byte_ms;
-const _errs245 = errors;
-if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
-let dataType87 = typeof data98;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 === "boolean" || data98 === null
-              || (dataType87 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
-coerced87 = +data98;
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data95}];
 return false;
 }
 }
-if(coerced87 !== undefined){
-data98 = coerced87;
-if(data96 !== undefined){
-data96["first_byte_ms"] = coerced87;
+var valid20 = _errs228 === errors;
+}
+else {
+var valid20 = true;
 }
 }
 }
-if(errors === _errs245){
-if(typeof data98 == "number"){
-if(data98 < 1 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data98}];
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data93}];
 return false;
 }
 }
-}
-var valid25 = _errs245 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data96.idle_ms !== undefined){
-let data99 = data96.idle_ms;
-const _errs247 = errors;
-if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
-let dataType88 = typeof data99;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data99 === null
-              || (dataType88 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
-coerced88 = +data99;
+var valid0 = _errs223 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data99}];
-return false;
+var valid0 = true;
 }
-}
-if(coerced88 !== undefined){
-data99 = coerced88;
-if(data96 !== undefined){
-data96["idle_ms"] = coerced88;
-}
-}
-}
-if(errors === _errs247){
-if(typeof data99 == "number"){
-if(data99 < 1 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data99}];
-return false;
-}
-}
-}
-var valid25 = _errs247 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data96.total_ms !== undefined){
-let data100 = data96.total_ms;
-const _errs249 = errors;
-if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
-let dataType89 = typeof data100;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data100 === null
-              || (dataType89 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
-coerced89 = +data100;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data100}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data100 = coerced89;
-if(data96 !== undefined){
-data96["total_ms"] = coerced89;
-}
-}
-}
-if(errors === _errs249){
-if(typeof data100 == "number"){
-if(data100 < 1 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data100}];
-return false;
-}
-}
-}
-var valid25 = _errs249 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data96.min_tokens_per_second !== undefined){
-let data101 = data96.min_tokens_per_second;
-const _errs251 = errors;
-if(!(typeof data101 == "number")){
-let dataType90 = typeof data101;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "boolean" || data101 === null
-              || (dataType90 == "string" && data101 && data101 == +data101)){
-coerced90 = +data101;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data101}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data101 = coerced90;
-if(data96 !== undefined){
-data96["min_tokens_per_second"] = coerced90;
-}
-}
-}
-if(errors === _errs251){
-if(typeof data101 == "number"){
-if(data101 <= 0 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data101}];
-return false;
-}
-}
-}
-var valid25 = _errs251 === errors;
-}
-else {
-var valid25 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data96}];
-return false;
-}
-}
-var valid23 = _errs240 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.replies !== undefined){
-let data102 = data89.replies;
-const _errs253 = errors;
-if(errors === _errs253){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
-const _errs255 = errors;
-for(const key20 in data102){
-if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data102}];
+if(valid0){
+if(data.shutdown !== undefined){
+let data98 = data.shutdown;
+const _errs235 = errors;
+if(errors === _errs235){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+const _errs237 = errors;
+for(const key18 in data98){
+if(!(key18 === "grace_ms")){
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data98}];
 return false;
 break;
 }
 }
-if(_errs255 === errors){
-if(data102.max_json_bytes !== undefined){
-let data103 = data102.max_json_bytes;
-const _errs256 = errors;
-if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
+if(_errs237 === errors){
+if(data98.grace_ms !== undefined){
+let data99 = data98.grace_ms;
+const _errs238 = errors;
+if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
+let dataType87 = typeof data99;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 === "boolean" || data99 === null
+              || (dataType87 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
+coerced87 = +data99;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data99}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data99 = coerced87;
+if(data98 !== undefined){
+data98["grace_ms"] = coerced87;
+}
+}
+}
+if(errors === _errs238){
+if(typeof data99 == "number"){
+if(data99 < 0 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data99}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data98}];
+return false;
+}
+}
+var valid0 = _errs235 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nodes !== undefined){
+let data100 = data.nodes;
+const _errs240 = errors;
+if(errors === _errs240){
+if(Array.isArray(data100)){
+if(data100.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data100}];
+return false;
+}
+else {
+var valid23 = true;
+const len2 = data100.length;
+for(let i2=0; i2<len2; i2++){
+let data101 = data100[i2];
+const _errs242 = errors;
+if(errors === _errs242){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+let missing2;
+if(((data101.id === undefined) && (missing2 = "id")) || ((data101.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data101}];
+return false;
+}
+else {
+const _errs244 = errors;
+for(const key19 in data101){
+if(!(func2.call(schema11.properties.nodes.items.properties, key19))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data101}];
+return false;
+break;
+}
+}
+if(_errs244 === errors){
+if(data101.id !== undefined){
+let data102 = data101.id;
+const _errs245 = errors;
+if(typeof data102 !== "string"){
+let dataType88 = typeof data102;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data102;
+}
+else if(data102 === null){
+coerced88 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data102 = coerced88;
+if(data101 !== undefined){
+data101["id"] = coerced88;
+}
+}
+}
+if(errors === _errs245){
+if(typeof data102 === "string"){
+if(func3(data102) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
+return false;
+}
+else {
+if(!pattern3.test(data102)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs245 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data101.provider !== undefined){
+let data103 = data101.provider;
+const _errs247 = errors;
+const _errs248 = errors;
+let valid25 = false;
+const _errs249 = errors;
+if(typeof data103 !== "string"){
+let dataType89 = typeof data103;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data103;
+}
+else if(data103 === null){
+coerced89 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data103};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced89 !== undefined){
+data103 = coerced89;
+if(data101 !== undefined){
+data101["provider"] = coerced89;
+}
+}
+}
+if("openai" !== data103){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data103};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs249 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
+const _errs251 = errors;
+if(typeof data103 !== "string"){
+let dataType90 = typeof data103;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data103;
+}
+else if(data103 === null){
+coerced90 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data103};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced90 !== undefined){
+data103 = coerced90;
+if(data101 !== undefined){
+data101["provider"] = coerced90;
+}
+}
+}
+if("anthropic" !== data103){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data103};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs251 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
+const _errs253 = errors;
+if(typeof data103 !== "string"){
 let dataType91 = typeof data103;
 let coerced91 = undefined;
 if(!(coerced91 !== undefined)){
-if(dataType91 === "boolean" || data103 === null
-              || (dataType91 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
-coerced91 = +data103;
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data103;
+}
+else if(data103 === null){
+coerced91 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data103}];
-return false;
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data103};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
 }
 }
 if(coerced91 !== undefined){
 data103 = coerced91;
-if(data102 !== undefined){
-data102["max_json_bytes"] = coerced91;
+if(data101 !== undefined){
+data101["provider"] = coerced91;
 }
 }
 }
-if(errors === _errs256){
-if(typeof data103 == "number"){
-if(data103 < 1024 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data103}];
-return false;
-}
-}
-}
-var valid26 = _errs256 === errors;
+if("gemini" !== data103){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data103};
+if(vErrors === null){
+vErrors = [err27];
 }
 else {
-var valid26 = true;
+vErrors.push(err27);
 }
-if(valid26){
-if(data102.max_event_bytes !== undefined){
-let data104 = data102.max_event_bytes;
-const _errs258 = errors;
-if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
-let dataType92 = typeof data104;
+errors++;
+}
+var _valid2 = _errs253 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
+const _errs255 = errors;
+if(typeof data103 !== "string"){
+let dataType92 = typeof data103;
 let coerced92 = undefined;
 if(!(coerced92 !== undefined)){
-if(dataType92 === "boolean" || data104 === null
-              || (dataType92 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
-coerced92 = +data104;
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data103;
+}
+else if(data103 === null){
+coerced92 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data104}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data103};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced92 !== undefined){
-data104 = coerced92;
-if(data102 !== undefined){
-data102["max_event_bytes"] = coerced92;
+data103 = coerced92;
+if(data101 !== undefined){
+data101["provider"] = coerced92;
 }
 }
 }
-if(errors === _errs258){
-if(typeof data104 == "number"){
-if(data104 < 1024 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data104}];
+if("simulated" !== data103){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data103};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs255 === errors;
+valid25 = valid25 || _valid2;
+}
+}
+}
+if(!valid25){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data103};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
-}
-}
-var valid26 = _errs258 === errors;
+else {
+errors = _errs248;
+if(vErrors !== null){
+if(_errs248){
+vErrors.length = _errs248;
 }
 else {
-var valid26 = true;
+vErrors = null;
 }
 }
 }
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data102}];
-return false;
-}
-}
-var valid23 = _errs253 === errors;
+var valid24 = _errs247 === errors;
 }
 else {
-var valid23 = true;
+var valid24 = true;
 }
-if(valid23){
-if(data89.reasoning_param !== undefined){
-let data105 = data89.reasoning_param;
-const _errs260 = errors;
-const _errs261 = errors;
-let valid27 = false;
-const _errs262 = errors;
-if(typeof data105 !== "string"){
-let dataType93 = typeof data105;
+if(valid24){
+if(data101.base_url !== undefined){
+let data104 = data101.base_url;
+const _errs257 = errors;
+if(typeof data104 !== "string"){
+let dataType93 = typeof data104;
 let coerced93 = undefined;
 if(!(coerced93 !== undefined)){
 if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data105;
+coerced93 = "" + data104;
 }
-else if(data105 === null){
+else if(data104 === null){
 coerced93 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data105};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data104}];
+return false;
 }
 }
 if(coerced93 !== undefined){
-data105 = coerced93;
-if(data89 !== undefined){
-data89["reasoning_param"] = coerced93;
+data104 = coerced93;
+if(data101 !== undefined){
+data101["base_url"] = coerced93;
 }
 }
 }
-if("reasoning_effort" !== data105){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data105};
-if(vErrors === null){
-vErrors = [err32];
+if(errors === _errs257){
+if(typeof data104 === "string"){
+if(!pattern4.test(data104)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data104}];
+return false;
+}
+}
+}
+var valid24 = _errs257 === errors;
 }
 else {
-vErrors.push(err32);
+var valid24 = true;
 }
-errors++;
-}
-var _valid3 = _errs262 === errors;
-valid27 = valid27 || _valid3;
-if(!valid27){
-const _errs264 = errors;
+if(valid24){
+if(data101.api_key !== undefined){
+let data105 = data101.api_key;
+const _errs259 = errors;
 if(typeof data105 !== "string"){
 let dataType94 = typeof data105;
 let coerced94 = undefined;
@@ -4446,7 +4476,473 @@ else if(data105 === null){
 coerced94 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data105};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data105}];
+return false;
+}
+}
+if(coerced94 !== undefined){
+data105 = coerced94;
+if(data101 !== undefined){
+data101["api_key"] = coerced94;
+}
+}
+}
+var valid24 = _errs259 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data101.max_concurrency !== undefined){
+let data106 = data101.max_concurrency;
+const _errs261 = errors;
+if(!((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106)))){
+let dataType95 = typeof data106;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data106 === null
+              || (dataType95 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
+coerced95 = +data106;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data106}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data106 = coerced95;
+if(data101 !== undefined){
+data101["max_concurrency"] = coerced95;
+}
+}
+}
+if(errors === _errs261){
+if(typeof data106 == "number"){
+if(data106 < 1 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data106}];
+return false;
+}
+}
+}
+var valid24 = _errs261 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data101.weight !== undefined){
+let data107 = data101.weight;
+const _errs263 = errors;
+if(!(typeof data107 == "number")){
+let dataType96 = typeof data107;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "boolean" || data107 === null
+              || (dataType96 == "string" && data107 && data107 == +data107)){
+coerced96 = +data107;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data107}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data107 = coerced96;
+if(data101 !== undefined){
+data101["weight"] = coerced96;
+}
+}
+}
+if(errors === _errs263){
+if(typeof data107 == "number"){
+if(data107 <= 0 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data107}];
+return false;
+}
+}
+}
+var valid24 = _errs263 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data101.timeouts !== undefined){
+let data108 = data101.timeouts;
+const _errs265 = errors;
+if(errors === _errs265){
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+const _errs267 = errors;
+for(const key20 in data108){
+if(!(((((key20 === "connect_ms") || (key20 === "first_byte_ms")) || (key20 === "idle_ms")) || (key20 === "total_ms")) || (key20 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data108}];
+return false;
+break;
+}
+}
+if(_errs267 === errors){
+if(data108.connect_ms !== undefined){
+let data109 = data108.connect_ms;
+const _errs268 = errors;
+if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
+let dataType97 = typeof data109;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 === "boolean" || data109 === null
+              || (dataType97 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
+coerced97 = +data109;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data109}];
+return false;
+}
+}
+if(coerced97 !== undefined){
+data109 = coerced97;
+if(data108 !== undefined){
+data108["connect_ms"] = coerced97;
+}
+}
+}
+if(errors === _errs268){
+if(typeof data109 == "number"){
+if(data109 < 1 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data109}];
+return false;
+}
+}
+}
+var valid26 = _errs268 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data108.first_byte_ms !== undefined){
+let data110 = data108.first_byte_ms;
+const _errs270 = errors;
+if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
+let dataType98 = typeof data110;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 === "boolean" || data110 === null
+              || (dataType98 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
+coerced98 = +data110;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data110}];
+return false;
+}
+}
+if(coerced98 !== undefined){
+data110 = coerced98;
+if(data108 !== undefined){
+data108["first_byte_ms"] = coerced98;
+}
+}
+}
+if(errors === _errs270){
+if(typeof data110 == "number"){
+if(data110 < 1 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data110}];
+return false;
+}
+}
+}
+var valid26 = _errs270 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data108.idle_ms !== undefined){
+let data111 = data108.idle_ms;
+const _errs272 = errors;
+if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
+let dataType99 = typeof data111;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 === "boolean" || data111 === null
+              || (dataType99 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
+coerced99 = +data111;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data111}];
+return false;
+}
+}
+if(coerced99 !== undefined){
+data111 = coerced99;
+if(data108 !== undefined){
+data108["idle_ms"] = coerced99;
+}
+}
+}
+if(errors === _errs272){
+if(typeof data111 == "number"){
+if(data111 < 1 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data111}];
+return false;
+}
+}
+}
+var valid26 = _errs272 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data108.total_ms !== undefined){
+let data112 = data108.total_ms;
+const _errs274 = errors;
+if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
+let dataType100 = typeof data112;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 === "boolean" || data112 === null
+              || (dataType100 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+coerced100 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data112}];
+return false;
+}
+}
+if(coerced100 !== undefined){
+data112 = coerced100;
+if(data108 !== undefined){
+data108["total_ms"] = coerced100;
+}
+}
+}
+if(errors === _errs274){
+if(typeof data112 == "number"){
+if(data112 < 1 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data112}];
+return false;
+}
+}
+}
+var valid26 = _errs274 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data108.min_tokens_per_second !== undefined){
+let data113 = data108.min_tokens_per_second;
+const _errs276 = errors;
+if(!(typeof data113 == "number")){
+let dataType101 = typeof data113;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "boolean" || data113 === null
+              || (dataType101 == "string" && data113 && data113 == +data113)){
+coerced101 = +data113;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data113}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data113 = coerced101;
+if(data108 !== undefined){
+data108["min_tokens_per_second"] = coerced101;
+}
+}
+}
+if(errors === _errs276){
+if(typeof data113 == "number"){
+if(data113 <= 0 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data113}];
+return false;
+}
+}
+}
+var valid26 = _errs276 === errors;
+}
+else {
+var valid26 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data108}];
+return false;
+}
+}
+var valid24 = _errs265 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data101.replies !== undefined){
+let data114 = data101.replies;
+const _errs278 = errors;
+if(errors === _errs278){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+const _errs280 = errors;
+for(const key21 in data114){
+if(!((key21 === "max_json_bytes") || (key21 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data114}];
+return false;
+break;
+}
+}
+if(_errs280 === errors){
+if(data114.max_json_bytes !== undefined){
+let data115 = data114.max_json_bytes;
+const _errs281 = errors;
+if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
+let dataType102 = typeof data115;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 === "boolean" || data115 === null
+              || (dataType102 === "string" && data115 && data115 == +data115 && !(data115 % 1))){
+coerced102 = +data115;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data115}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data115 = coerced102;
+if(data114 !== undefined){
+data114["max_json_bytes"] = coerced102;
+}
+}
+}
+if(errors === _errs281){
+if(typeof data115 == "number"){
+if(data115 < 1024 || isNaN(data115)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data115}];
+return false;
+}
+}
+}
+var valid27 = _errs281 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data114.max_event_bytes !== undefined){
+let data116 = data114.max_event_bytes;
+const _errs283 = errors;
+if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
+let dataType103 = typeof data116;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 === "boolean" || data116 === null
+              || (dataType103 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
+coerced103 = +data116;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data116}];
+return false;
+}
+}
+if(coerced103 !== undefined){
+data116 = coerced103;
+if(data114 !== undefined){
+data114["max_event_bytes"] = coerced103;
+}
+}
+}
+if(errors === _errs283){
+if(typeof data116 == "number"){
+if(data116 < 1024 || isNaN(data116)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data116}];
+return false;
+}
+}
+}
+var valid27 = _errs283 === errors;
+}
+else {
+var valid27 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data114}];
+return false;
+}
+}
+var valid24 = _errs278 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data101.reasoning_param !== undefined){
+let data117 = data101.reasoning_param;
+const _errs285 = errors;
+const _errs286 = errors;
+let valid28 = false;
+const _errs287 = errors;
+if(typeof data117 !== "string"){
+let dataType104 = typeof data117;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data117;
+}
+else if(data117 === null){
+coerced104 = "";
+}
+else {
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data117};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(coerced104 !== undefined){
+data117 = coerced104;
+if(data101 !== undefined){
+data101["reasoning_param"] = coerced104;
+}
+}
+}
+if("reasoning_effort" !== data117){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data117};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid3 = _errs287 === errors;
+valid28 = valid28 || _valid3;
+if(!valid28){
+const _errs289 = errors;
+if(typeof data117 !== "string"){
+let dataType105 = typeof data117;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data117;
+}
+else if(data117 === null){
+coerced105 = "";
+}
+else {
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data117};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4456,15 +4952,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data105 = coerced94;
-if(data89 !== undefined){
-data89["reasoning_param"] = coerced94;
+if(coerced105 !== undefined){
+data117 = coerced105;
+if(data101 !== undefined){
+data101["reasoning_param"] = coerced105;
 }
 }
 }
-if("reasoning" !== data105){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data105};
+if("reasoning" !== data117){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data117};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4473,11 +4969,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs264 === errors;
-valid27 = valid27 || _valid3;
+var _valid3 = _errs289 === errors;
+valid28 = valid28 || _valid3;
 }
-if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data105};
+if(!valid28){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data117};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4489,40 +4985,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs261;
+errors = _errs286;
 if(vErrors !== null){
-if(_errs261){
-vErrors.length = _errs261;
+if(_errs286){
+vErrors.length = _errs286;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs260 === errors;
+var valid24 = _errs285 === errors;
 }
 else {
-var valid23 = true;
+var valid24 = true;
 }
-if(valid23){
-if(data89.max_tokens_field !== undefined){
-let data106 = data89.max_tokens_field;
-const _errs266 = errors;
-const _errs267 = errors;
-let valid28 = false;
-const _errs268 = errors;
-if(typeof data106 !== "string"){
-let dataType95 = typeof data106;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data106;
+if(valid24){
+if(data101.max_tokens_field !== undefined){
+let data118 = data101.max_tokens_field;
+const _errs291 = errors;
+const _errs292 = errors;
+let valid29 = false;
+const _errs293 = errors;
+if(typeof data118 !== "string"){
+let dataType106 = typeof data118;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data118;
 }
-else if(data106 === null){
-coerced95 = "";
+else if(data118 === null){
+coerced106 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data106};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4532,15 +5028,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data106 = coerced95;
-if(data89 !== undefined){
-data89["max_tokens_field"] = coerced95;
+if(coerced106 !== undefined){
+data118 = coerced106;
+if(data101 !== undefined){
+data101["max_tokens_field"] = coerced106;
 }
 }
 }
-if("max_tokens" !== data106){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data106};
+if("max_tokens" !== data118){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4549,22 +5045,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs268 === errors;
-valid28 = valid28 || _valid4;
-if(!valid28){
-const _errs270 = errors;
-if(typeof data106 !== "string"){
-let dataType96 = typeof data106;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data106;
+var _valid4 = _errs293 === errors;
+valid29 = valid29 || _valid4;
+if(!valid29){
+const _errs295 = errors;
+if(typeof data118 !== "string"){
+let dataType107 = typeof data118;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data118;
 }
-else if(data106 === null){
-coerced96 = "";
+else if(data118 === null){
+coerced107 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data106};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4574,15 +5070,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data106 = coerced96;
-if(data89 !== undefined){
-data89["max_tokens_field"] = coerced96;
+if(coerced107 !== undefined){
+data118 = coerced107;
+if(data101 !== undefined){
+data101["max_tokens_field"] = coerced107;
 }
 }
 }
-if("max_completion_tokens" !== data106){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data106};
+if("max_completion_tokens" !== data118){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4591,11 +5087,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs270 === errors;
-valid28 = valid28 || _valid4;
+var _valid4 = _errs295 === errors;
+valid29 = valid29 || _valid4;
 }
-if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data106};
+if(!valid29){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data118};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4607,663 +5103,45 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs267;
+errors = _errs292;
 if(vErrors !== null){
-if(_errs267){
-vErrors.length = _errs267;
+if(_errs292){
+vErrors.length = _errs292;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs266 === errors;
+var valid24 = _errs291 === errors;
 }
 else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.apis !== undefined){
-let data107 = data89.apis;
-const _errs272 = errors;
-if(errors === _errs272){
-if(Array.isArray(data107)){
-if(data107.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
-return false;
-}
-else {
-if(data107.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
-return false;
-}
-else {
-var valid29 = true;
-const len3 = data107.length;
-for(let i3=0; i3<len3; i3++){
-let data108 = data107[i3];
-const _errs274 = errors;
-const _errs275 = errors;
-let valid30 = false;
-const _errs276 = errors;
-if(typeof data108 !== "string"){
-let dataType97 = typeof data108;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data108;
-}
-else if(data108 === null){
-coerced97 = "";
-}
-else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data108};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(coerced97 !== undefined){
-data108 = coerced97;
-if(data107 !== undefined){
-data107[i3] = coerced97;
-}
-}
-}
-if("chat" !== data108){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data108};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-var _valid5 = _errs276 === errors;
-valid30 = valid30 || _valid5;
-if(!valid30){
-const _errs278 = errors;
-if(typeof data108 !== "string"){
-let dataType98 = typeof data108;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data108;
-}
-else if(data108 === null){
-coerced98 = "";
-}
-else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data108};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(coerced98 !== undefined){
-data108 = coerced98;
-if(data107 !== undefined){
-data107[i3] = coerced98;
-}
-}
-}
-if("responses" !== data108){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data108};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-var _valid5 = _errs278 === errors;
-valid30 = valid30 || _valid5;
-}
-if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data108};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs275;
-if(vErrors !== null){
-if(_errs275){
-vErrors.length = _errs275;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid29 = _errs274 === errors;
-if(!valid29){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
-return false;
-}
-}
-var valid23 = _errs272 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.simulated !== undefined){
-let data109 = data89.simulated;
-const _errs280 = errors;
-if(errors === _errs280){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
-const _errs282 = errors;
-for(const key21 in data109){
-if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
-return false;
-break;
-}
-}
-if(_errs282 === errors){
-if(data109.first_byte_ms !== undefined){
-let data110 = data109.first_byte_ms;
-const _errs283 = errors;
-if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
-let dataType99 = typeof data110;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 === "boolean" || data110 === null
-              || (dataType99 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced99 = +data110;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data110 = coerced99;
-if(data109 !== undefined){
-data109["first_byte_ms"] = coerced99;
-}
-}
-}
-if(errors === _errs283){
-if(typeof data110 == "number"){
-if(data110 < 0 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
-return false;
-}
-}
-}
-var valid31 = _errs283 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.tokens_per_second !== undefined){
-let data111 = data109.tokens_per_second;
-const _errs285 = errors;
-if(!(typeof data111 == "number")){
-let dataType100 = typeof data111;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "boolean" || data111 === null
-              || (dataType100 == "string" && data111 && data111 == +data111)){
-coerced100 = +data111;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data111 = coerced100;
-if(data109 !== undefined){
-data109["tokens_per_second"] = coerced100;
-}
-}
-}
-if(errors === _errs285){
-if(typeof data111 == "number"){
-if(data111 < 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
-return false;
-}
-}
-}
-var valid31 = _errs285 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.reasoning_field !== undefined){
-let data112 = data109.reasoning_field;
-const _errs287 = errors;
-const _errs288 = errors;
-let valid32 = false;
-const _errs289 = errors;
-if(typeof data112 !== "string"){
-let dataType101 = typeof data112;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data112;
-}
-else if(data112 === null){
-coerced101 = "";
-}
-else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(coerced101 !== undefined){
-data112 = coerced101;
-if(data109 !== undefined){
-data109["reasoning_field"] = coerced101;
-}
-}
-}
-if("reasoning_content" !== data112){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-var _valid6 = _errs289 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
-const _errs291 = errors;
-if(typeof data112 !== "string"){
-let dataType102 = typeof data112;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data112;
-}
-else if(data112 === null){
-coerced102 = "";
-}
-else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(coerced102 !== undefined){
-data112 = coerced102;
-if(data109 !== undefined){
-data109["reasoning_field"] = coerced102;
-}
-}
-}
-if("reasoning" !== data112){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-var _valid6 = _errs291 === errors;
-valid32 = valid32 || _valid6;
-}
-if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data112};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs288;
-if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid31 = _errs287 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.port !== undefined){
-let data113 = data109.port;
-const _errs293 = errors;
-if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
-let dataType103 = typeof data113;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data113 === null
-              || (dataType103 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
-coerced103 = +data113;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
-return false;
-}
-}
-if(coerced103 !== undefined){
-data113 = coerced103;
-if(data109 !== undefined){
-data109["port"] = coerced103;
-}
-}
-}
-if(errors === _errs293){
-if(typeof data113 == "number"){
-if(data113 > 65535 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
-return false;
-}
-else {
-if(data113 < 0 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
-return false;
-}
-}
-}
-}
-var valid31 = _errs293 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.protocol !== undefined){
-let data114 = data109.protocol;
-const _errs295 = errors;
-const _errs296 = errors;
-let valid33 = false;
+var valid24 = true;
+}
+if(valid24){
+if(data101.apis !== undefined){
+let data119 = data101.apis;
 const _errs297 = errors;
-if(typeof data114 !== "string"){
-let dataType104 = typeof data114;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data114;
-}
-else if(data114 === null){
-coerced104 = "";
+if(errors === _errs297){
+if(Array.isArray(data119)){
+if(data119.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
+return false;
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
-if(vErrors === null){
-vErrors = [err51];
+if(data119.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
+return false;
 }
 else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-if(coerced104 !== undefined){
-data114 = coerced104;
-if(data109 !== undefined){
-data109["protocol"] = coerced104;
-}
-}
-}
-if("openai" !== data114){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-var _valid7 = _errs297 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
+var valid30 = true;
+const len3 = data119.length;
+for(let i3=0; i3<len3; i3++){
+let data120 = data119[i3];
 const _errs299 = errors;
-if(typeof data114 !== "string"){
-let dataType105 = typeof data114;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data114;
-}
-else if(data114 === null){
-coerced105 = "";
-}
-else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-if(coerced105 !== undefined){
-data114 = coerced105;
-if(data109 !== undefined){
-data109["protocol"] = coerced105;
-}
-}
-}
-if("anthropic" !== data114){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-var _valid7 = _errs299 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
+const _errs300 = errors;
+let valid31 = false;
 const _errs301 = errors;
-if(typeof data114 !== "string"){
-let dataType106 = typeof data114;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data114;
-}
-else if(data114 === null){
-coerced106 = "";
-}
-else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-if(coerced106 !== undefined){
-data114 = coerced106;
-if(data109 !== undefined){
-data109["protocol"] = coerced106;
-}
-}
-}
-if("gemini" !== data114){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-var _valid7 = _errs301 === errors;
-valid33 = valid33 || _valid7;
-}
-}
-if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data114};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs296;
-if(vErrors !== null){
-if(_errs296){
-vErrors.length = _errs296;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid31 = _errs295 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.scripts !== undefined){
-let data115 = data109.scripts;
-const _errs303 = errors;
-if(errors === _errs303){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-var valid34 = true;
-for(const key22 in data115){
-if(pattern5.test(key22)){
-let data116 = data115[key22];
-const _errs305 = errors;
-if(errors === _errs305){
-if(Array.isArray(data116)){
-if(data116.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
-return false;
-}
-else {
-var valid35 = true;
-const len4 = data116.length;
-for(let i4=0; i4<len4; i4++){
-let data117 = data116[i4];
-const _errs307 = errors;
-if(errors === _errs307){
-if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
-const _errs309 = errors;
-for(const key23 in data117){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
-return false;
-break;
-}
-}
-if(_errs309 === errors){
-if(data117.when !== undefined){
-let data118 = data117.when;
-const _errs310 = errors;
-if(errors === _errs310){
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
-const _errs312 = errors;
-for(const key24 in data118){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
-return false;
-break;
-}
-}
-if(_errs312 === errors){
-if(data118.tools_offered !== undefined){
-let data119 = data118.tools_offered;
-const _errs313 = errors;
-if(typeof data119 !== "boolean"){
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(data119 === "false" || data119 === 0 || data119 === null){
-coerced107 = false;
-}
-else if(data119 === "true" || data119 === 1){
-coerced107 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data119}];
-return false;
-}
-}
-if(coerced107 !== undefined){
-data119 = coerced107;
-if(data118 !== undefined){
-data118["tools_offered"] = coerced107;
-}
-}
-}
-var valid37 = _errs313 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data118.last_role !== undefined){
-let data120 = data118.last_role;
-const _errs315 = errors;
-const _errs316 = errors;
-let valid38 = false;
-const _errs317 = errors;
 if(typeof data120 !== "string"){
 let dataType108 = typeof data120;
 let coerced108 = undefined;
@@ -5275,37 +5153,37 @@ else if(data120 === null){
 coerced108 = "";
 }
 else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data120};
 if(vErrors === null){
-vErrors = [err58];
+vErrors = [err41];
 }
 else {
-vErrors.push(err58);
+vErrors.push(err41);
 }
 errors++;
 }
 }
 if(coerced108 !== undefined){
 data120 = coerced108;
-if(data118 !== undefined){
-data118["last_role"] = coerced108;
+if(data119 !== undefined){
+data119[i3] = coerced108;
 }
 }
 }
-if("user" !== data120){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
+if("chat" !== data120){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data120};
 if(vErrors === null){
-vErrors = [err59];
+vErrors = [err42];
 }
 else {
-vErrors.push(err59);
+vErrors.push(err42);
 }
 errors++;
 }
-var _valid8 = _errs317 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs319 = errors;
+var _valid5 = _errs301 === errors;
+valid31 = valid31 || _valid5;
+if(!valid31){
+const _errs303 = errors;
 if(typeof data120 !== "string"){
 let dataType109 = typeof data120;
 let coerced109 = undefined;
@@ -5317,7 +5195,625 @@ else if(data120 === null){
 coerced109 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data120};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(coerced109 !== undefined){
+data120 = coerced109;
+if(data119 !== undefined){
+data119[i3] = coerced109;
+}
+}
+}
+if("responses" !== data120){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data120};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+var _valid5 = _errs303 === errors;
+valid31 = valid31 || _valid5;
+}
+if(!valid31){
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data120};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs300;
+if(vErrors !== null){
+if(_errs300){
+vErrors.length = _errs300;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid30 = _errs299 === errors;
+if(!valid30){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
+return false;
+}
+}
+var valid24 = _errs297 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data101.simulated !== undefined){
+let data121 = data101.simulated;
+const _errs305 = errors;
+if(errors === _errs305){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+const _errs307 = errors;
+for(const key22 in data121){
+if(!((((((key22 === "first_byte_ms") || (key22 === "tokens_per_second")) || (key22 === "reasoning_field")) || (key22 === "port")) || (key22 === "protocol")) || (key22 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data121}];
+return false;
+break;
+}
+}
+if(_errs307 === errors){
+if(data121.first_byte_ms !== undefined){
+let data122 = data121.first_byte_ms;
+const _errs308 = errors;
+if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
+let dataType110 = typeof data122;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 === "boolean" || data122 === null
+              || (dataType110 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
+coerced110 = +data122;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data122}];
+return false;
+}
+}
+if(coerced110 !== undefined){
+data122 = coerced110;
+if(data121 !== undefined){
+data121["first_byte_ms"] = coerced110;
+}
+}
+}
+if(errors === _errs308){
+if(typeof data122 == "number"){
+if(data122 < 0 || isNaN(data122)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data122}];
+return false;
+}
+}
+}
+var valid32 = _errs308 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data121.tokens_per_second !== undefined){
+let data123 = data121.tokens_per_second;
+const _errs310 = errors;
+if(!(typeof data123 == "number")){
+let dataType111 = typeof data123;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "boolean" || data123 === null
+              || (dataType111 == "string" && data123 && data123 == +data123)){
+coerced111 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data123}];
+return false;
+}
+}
+if(coerced111 !== undefined){
+data123 = coerced111;
+if(data121 !== undefined){
+data121["tokens_per_second"] = coerced111;
+}
+}
+}
+if(errors === _errs310){
+if(typeof data123 == "number"){
+if(data123 < 0 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data123}];
+return false;
+}
+}
+}
+var valid32 = _errs310 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data121.reasoning_field !== undefined){
+let data124 = data121.reasoning_field;
+const _errs312 = errors;
+const _errs313 = errors;
+let valid33 = false;
+const _errs314 = errors;
+if(typeof data124 !== "string"){
+let dataType112 = typeof data124;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data124;
+}
+else if(data124 === null){
+coerced112 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data124};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(coerced112 !== undefined){
+data124 = coerced112;
+if(data121 !== undefined){
+data121["reasoning_field"] = coerced112;
+}
+}
+}
+if("reasoning_content" !== data124){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data124};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid6 = _errs314 === errors;
+valid33 = valid33 || _valid6;
+if(!valid33){
+const _errs316 = errors;
+if(typeof data124 !== "string"){
+let dataType113 = typeof data124;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data124;
+}
+else if(data124 === null){
+coerced113 = "";
+}
+else {
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data124};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(coerced113 !== undefined){
+data124 = coerced113;
+if(data121 !== undefined){
+data121["reasoning_field"] = coerced113;
+}
+}
+}
+if("reasoning" !== data124){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data124};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid6 = _errs316 === errors;
+valid33 = valid33 || _valid6;
+}
+if(!valid33){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data124};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs313;
+if(vErrors !== null){
+if(_errs313){
+vErrors.length = _errs313;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid32 = _errs312 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data121.port !== undefined){
+let data125 = data121.port;
+const _errs318 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType114 = typeof data125;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 === "boolean" || data125 === null
+              || (dataType114 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced114 = +data125;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
+return false;
+}
+}
+if(coerced114 !== undefined){
+data125 = coerced114;
+if(data121 !== undefined){
+data121["port"] = coerced114;
+}
+}
+}
+if(errors === _errs318){
+if(typeof data125 == "number"){
+if(data125 > 65535 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
+return false;
+}
+else {
+if(data125 < 0 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
+return false;
+}
+}
+}
+}
+var valid32 = _errs318 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data121.protocol !== undefined){
+let data126 = data121.protocol;
+const _errs320 = errors;
+const _errs321 = errors;
+let valid34 = false;
+const _errs322 = errors;
+if(typeof data126 !== "string"){
+let dataType115 = typeof data126;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data126;
+}
+else if(data126 === null){
+coerced115 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data126};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(coerced115 !== undefined){
+data126 = coerced115;
+if(data121 !== undefined){
+data121["protocol"] = coerced115;
+}
+}
+}
+if("openai" !== data126){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data126};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid7 = _errs322 === errors;
+valid34 = valid34 || _valid7;
+if(!valid34){
+const _errs324 = errors;
+if(typeof data126 !== "string"){
+let dataType116 = typeof data126;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data126;
+}
+else if(data126 === null){
+coerced116 = "";
+}
+else {
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data126};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(coerced116 !== undefined){
+data126 = coerced116;
+if(data121 !== undefined){
+data121["protocol"] = coerced116;
+}
+}
+}
+if("anthropic" !== data126){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data126};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid7 = _errs324 === errors;
+valid34 = valid34 || _valid7;
+if(!valid34){
+const _errs326 = errors;
+if(typeof data126 !== "string"){
+let dataType117 = typeof data126;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data126;
+}
+else if(data126 === null){
+coerced117 = "";
+}
+else {
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data126};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(coerced117 !== undefined){
+data126 = coerced117;
+if(data121 !== undefined){
+data121["protocol"] = coerced117;
+}
+}
+}
+if("gemini" !== data126){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data126};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid7 = _errs326 === errors;
+valid34 = valid34 || _valid7;
+}
+}
+if(!valid34){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data126};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs321;
+if(vErrors !== null){
+if(_errs321){
+vErrors.length = _errs321;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid32 = _errs320 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data121.scripts !== undefined){
+let data127 = data121.scripts;
+const _errs328 = errors;
+if(errors === _errs328){
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+var valid35 = true;
+for(const key23 in data127){
+if(pattern5.test(key23)){
+let data128 = data127[key23];
+const _errs330 = errors;
+if(errors === _errs330){
+if(Array.isArray(data128)){
+if(data128.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data128}];
+return false;
+}
+else {
+var valid36 = true;
+const len4 = data128.length;
+for(let i4=0; i4<len4; i4++){
+let data129 = data128[i4];
+const _errs332 = errors;
+if(errors === _errs332){
+if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
+const _errs334 = errors;
+for(const key24 in data129){
+if(!(((key24 === "when") || (key24 === "call")) || (key24 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data129}];
+return false;
+break;
+}
+}
+if(_errs334 === errors){
+if(data129.when !== undefined){
+let data130 = data129.when;
+const _errs335 = errors;
+if(errors === _errs335){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+const _errs337 = errors;
+for(const key25 in data130){
+if(!(((key25 === "tools_offered") || (key25 === "last_role")) || (key25 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data130}];
+return false;
+break;
+}
+}
+if(_errs337 === errors){
+if(data130.tools_offered !== undefined){
+let data131 = data130.tools_offered;
+const _errs338 = errors;
+if(typeof data131 !== "boolean"){
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(data131 === "false" || data131 === 0 || data131 === null){
+coerced118 = false;
+}
+else if(data131 === "true" || data131 === 1){
+coerced118 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data131}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data131 = coerced118;
+if(data130 !== undefined){
+data130["tools_offered"] = coerced118;
+}
+}
+}
+var valid38 = _errs338 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data130.last_role !== undefined){
+let data132 = data130.last_role;
+const _errs340 = errors;
+const _errs341 = errors;
+let valid39 = false;
+const _errs342 = errors;
+if(typeof data132 !== "string"){
+let dataType119 = typeof data132;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data132;
+}
+else if(data132 === null){
+coerced119 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data132};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(coerced119 !== undefined){
+data132 = coerced119;
+if(data130 !== undefined){
+data130["last_role"] = coerced119;
+}
+}
+}
+if("user" !== data132){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data132};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid8 = _errs342 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs344 = errors;
+if(typeof data132 !== "string"){
+let dataType120 = typeof data132;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data132;
+}
+else if(data132 === null){
+coerced120 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -5327,15 +5823,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data120 = coerced109;
-if(data118 !== undefined){
-data118["last_role"] = coerced109;
+if(coerced120 !== undefined){
+data132 = coerced120;
+if(data130 !== undefined){
+data130["last_role"] = coerced120;
 }
 }
 }
-if("assistant" !== data120){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
+if("assistant" !== data132){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -5344,22 +5840,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs319 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs321 = errors;
-if(typeof data120 !== "string"){
-let dataType110 = typeof data120;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data120;
+var _valid8 = _errs344 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs346 = errors;
+if(typeof data132 !== "string"){
+let dataType121 = typeof data132;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data132;
 }
-else if(data120 === null){
-coerced110 = "";
+else if(data132 === null){
+coerced121 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -5369,15 +5865,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data120 = coerced110;
-if(data118 !== undefined){
-data118["last_role"] = coerced110;
+if(coerced121 !== undefined){
+data132 = coerced121;
+if(data130 !== undefined){
+data130["last_role"] = coerced121;
 }
 }
 }
-if("tool" !== data120){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
+if("tool" !== data132){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -5386,22 +5882,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs321 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs323 = errors;
-if(typeof data120 !== "string"){
-let dataType111 = typeof data120;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data120;
+var _valid8 = _errs346 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs348 = errors;
+if(typeof data132 !== "string"){
+let dataType122 = typeof data132;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data132;
 }
-else if(data120 === null){
-coerced111 = "";
+else if(data132 === null){
+coerced122 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data132};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -5411,15 +5907,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data120 = coerced111;
-if(data118 !== undefined){
-data118["last_role"] = coerced111;
+if(coerced122 !== undefined){
+data132 = coerced122;
+if(data130 !== undefined){
+data130["last_role"] = coerced122;
 }
 }
 }
-if("system" !== data120){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
+if("system" !== data132){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data132};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5428,13 +5924,13 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs323 === errors;
-valid38 = valid38 || _valid8;
+var _valid8 = _errs348 === errors;
+valid39 = valid39 || _valid8;
 }
 }
 }
-if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data120};
+if(!valid39){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data132};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5446,695 +5942,98 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs316;
+errors = _errs341;
 if(vErrors !== null){
-if(_errs316){
-vErrors.length = _errs316;
+if(_errs341){
+vErrors.length = _errs341;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid37 = _errs315 === errors;
+var valid38 = _errs340 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data130.last_message_matches !== undefined){
+let data133 = data130.last_message_matches;
+const _errs350 = errors;
+if(typeof data133 !== "string"){
+let dataType123 = typeof data133;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data133;
+}
+else if(data133 === null){
+coerced123 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data133}];
+return false;
+}
+}
+if(coerced123 !== undefined){
+data133 = coerced123;
+if(data130 !== undefined){
+data130["last_message_matches"] = coerced123;
+}
+}
+}
+if(errors === _errs350){
+if(typeof data133 === "string"){
+if(func3(data133) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data133}];
+return false;
+}
+}
+}
+var valid38 = _errs350 === errors;
+}
+else {
+var valid38 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data130}];
+return false;
+}
+}
+var valid37 = _errs335 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data118.last_message_matches !== undefined){
-let data121 = data118.last_message_matches;
-const _errs325 = errors;
-if(typeof data121 !== "string"){
-let dataType112 = typeof data121;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data121;
-}
-else if(data121 === null){
-coerced112 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
-return false;
-}
-}
-if(coerced112 !== undefined){
-data121 = coerced112;
-if(data118 !== undefined){
-data118["last_message_matches"] = coerced112;
-}
-}
-}
-if(errors === _errs325){
-if(typeof data121 === "string"){
-if(func3(data121) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
-return false;
-}
-}
-}
-var valid37 = _errs325 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
-return false;
-}
-}
-var valid36 = _errs310 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data117.call !== undefined){
-let data122 = data117.call;
-const _errs327 = errors;
-if(errors === _errs327){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
-let missing3;
-if((data122.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
-return false;
-}
-else {
-const _errs329 = errors;
-for(const key25 in data122){
-if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
-return false;
-break;
-}
-}
-if(_errs329 === errors){
-if(data122.tool !== undefined){
-let data123 = data122.tool;
-const _errs330 = errors;
-if(typeof data123 !== "string"){
-let dataType113 = typeof data123;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data123;
-}
-else if(data123 === null){
-coerced113 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
-return false;
-}
-}
-if(coerced113 !== undefined){
-data123 = coerced113;
-if(data122 !== undefined){
-data122["tool"] = coerced113;
-}
-}
-}
-if(errors === _errs330){
-if(typeof data123 === "string"){
-if(func3(data123) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
-return false;
-}
-}
-}
-var valid39 = _errs330 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data122.arguments !== undefined){
-let data124 = data122.arguments;
-const _errs332 = errors;
-if(errors === _errs332){
-if(!(data124 && typeof data124 == "object" && !Array.isArray(data124))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data124}];
-return false;
-}
-}
-var valid39 = _errs332 === errors;
-}
-else {
-var valid39 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
-return false;
-}
-}
-var valid36 = _errs327 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data117.answer !== undefined){
-let data125 = data117.answer;
-const _errs334 = errors;
-if(typeof data125 !== "string"){
-let dataType114 = typeof data125;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data125;
-}
-else if(data125 === null){
-coerced114 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data125}];
-return false;
-}
-}
-if(coerced114 !== undefined){
-data125 = coerced114;
-if(data117 !== undefined){
-data117["answer"] = coerced114;
-}
-}
-}
-var valid36 = _errs334 === errors;
-}
-else {
-var valid36 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
-return false;
-}
-}
-var valid35 = _errs307 === errors;
-if(!valid35){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
-return false;
-}
-}
-var valid34 = _errs305 === errors;
-if(!valid34){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data115}];
-return false;
-}
-}
-var valid31 = _errs303 === errors;
-}
-else {
-var valid31 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
-return false;
-}
-}
-var valid23 = _errs280 === errors;
-}
-else {
-var valid23 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data89}];
-return false;
-}
-}
-var valid22 = _errs217 === errors;
-if(!valid22){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data88}];
-return false;
-}
-}
-var valid0 = _errs215 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.models !== undefined){
-let data126 = data.models;
-const _errs336 = errors;
-if(errors === _errs336){
-if(Array.isArray(data126)){
-if(data126.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data126}];
-return false;
-}
-else {
-var valid40 = true;
-const len5 = data126.length;
-for(let i5=0; i5<len5; i5++){
-let data127 = data126[i5];
-const _errs338 = errors;
-if(errors === _errs338){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-let missing4;
-if(((data127.id === undefined) && (missing4 = "id")) || ((data127.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data127}];
-return false;
-}
-else {
-const _errs340 = errors;
-for(const key26 in data127){
-if(!(func2.call(schema11.properties.models.items.properties, key26))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data127}];
-return false;
-break;
-}
-}
-if(_errs340 === errors){
-if(data127.id !== undefined){
-let data128 = data127.id;
-const _errs341 = errors;
-if(typeof data128 !== "string"){
-let dataType115 = typeof data128;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data128;
-}
-else if(data128 === null){
-coerced115 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-if(coerced115 !== undefined){
-data128 = coerced115;
-if(data127 !== undefined){
-data127["id"] = coerced115;
-}
-}
-}
-if(errors === _errs341){
-if(typeof data128 === "string"){
-if(func3(data128) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-}
-var valid41 = _errs341 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.owned_by !== undefined){
-let data129 = data127.owned_by;
-const _errs343 = errors;
-if(typeof data129 !== "string"){
-let dataType116 = typeof data129;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data129;
-}
-else if(data129 === null){
-coerced116 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
-return false;
-}
-}
-if(coerced116 !== undefined){
-data129 = coerced116;
-if(data127 !== undefined){
-data127["owned_by"] = coerced116;
-}
-}
-}
-if(errors === _errs343){
-if(typeof data129 === "string"){
-if(func3(data129) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
-return false;
-}
-}
-}
-var valid41 = _errs343 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.context_length !== undefined){
-let data130 = data127.context_length;
-const _errs345 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
-let dataType117 = typeof data130;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data130 === null
-              || (dataType117 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced117 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
-return false;
-}
-}
-if(coerced117 !== undefined){
-data130 = coerced117;
-if(data127 !== undefined){
-data127["context_length"] = coerced117;
-}
-}
-}
-if(errors === _errs345){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
-return false;
-}
-}
-}
-var valid41 = _errs345 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.max_output_tokens !== undefined){
-let data131 = data127.max_output_tokens;
-const _errs347 = errors;
-if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
-let dataType118 = typeof data131;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 === "boolean" || data131 === null
-              || (dataType118 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
-coerced118 = +data131;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data131 = coerced118;
-if(data127 !== undefined){
-data127["max_output_tokens"] = coerced118;
-}
-}
-}
-if(errors === _errs347){
-if(typeof data131 == "number"){
-if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
-return false;
-}
-}
-}
-var valid41 = _errs347 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.default_max_tokens !== undefined){
-let data132 = data127.default_max_tokens;
-const _errs349 = errors;
-if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
-let dataType119 = typeof data132;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 === "boolean" || data132 === null
-              || (dataType119 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
-coerced119 = +data132;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
-return false;
-}
-}
-if(coerced119 !== undefined){
-data132 = coerced119;
-if(data127 !== undefined){
-data127["default_max_tokens"] = coerced119;
-}
-}
-}
-if(errors === _errs349){
-if(typeof data132 == "number"){
-if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
-return false;
-}
-}
-}
-var valid41 = _errs349 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.unresolved_input_tokens !== undefined){
-let data133 = data127.unresolved_input_tokens;
-const _errs351 = errors;
-if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
-let dataType120 = typeof data133;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 === "boolean" || data133 === null
-              || (dataType120 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
-coerced120 = +data133;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data133 = coerced120;
-if(data127 !== undefined){
-data127["unresolved_input_tokens"] = coerced120;
-}
-}
-}
-if(errors === _errs351){
-if(typeof data133 == "number"){
-if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
-return false;
-}
-}
-}
-var valid41 = _errs351 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.reasoning !== undefined){
-let data134 = data127.reasoning;
-const _errs353 = errors;
-if(errors === _errs353){
+if(data129.call !== undefined){
+let data134 = data129.call;
+const _errs352 = errors;
+if(errors === _errs352){
 if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
-let missing5;
-if((data134.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+let missing3;
+if((data134.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
 return false;
 }
 else {
-const _errs355 = errors;
-for(const key27 in data134){
-if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+const _errs354 = errors;
+for(const key26 in data134){
+if(!((key26 === "tool") || (key26 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
 return false;
 break;
 }
 }
-if(_errs355 === errors){
-if(data134.default_effort !== undefined){
-let data135 = data134.default_effort;
-const _errs356 = errors;
-const _errs357 = errors;
-let valid43 = false;
-const _errs358 = errors;
-if(typeof data135 !== "string"){
-let dataType121 = typeof data135;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data135;
-}
-else if(data135 === null){
-coerced121 = "";
-}
-else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-}
-if(coerced121 !== undefined){
-data135 = coerced121;
-if(data134 !== undefined){
-data134["default_effort"] = coerced121;
-}
-}
-}
-if("none" !== data135){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-var _valid9 = _errs358 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs360 = errors;
-if(typeof data135 !== "string"){
-let dataType122 = typeof data135;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data135;
-}
-else if(data135 === null){
-coerced122 = "";
-}
-else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-if(coerced122 !== undefined){
-data135 = coerced122;
-if(data134 !== undefined){
-data134["default_effort"] = coerced122;
-}
-}
-}
-if("minimal" !== data135){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-var _valid9 = _errs360 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs362 = errors;
-if(typeof data135 !== "string"){
-let dataType123 = typeof data135;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data135;
-}
-else if(data135 === null){
-coerced123 = "";
-}
-else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-if(coerced123 !== undefined){
-data135 = coerced123;
-if(data134 !== undefined){
-data134["default_effort"] = coerced123;
-}
-}
-}
-if("low" !== data135){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-var _valid9 = _errs362 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs364 = errors;
+if(_errs354 === errors){
+if(data134.tool !== undefined){
+let data135 = data134.tool;
+const _errs355 = errors;
 if(typeof data135 !== "string"){
 let dataType124 = typeof data135;
 let coerced124 = undefined;
@@ -6146,7 +6045,604 @@ else if(data135 === null){
 coerced124 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data135}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data135 = coerced124;
+if(data134 !== undefined){
+data134["tool"] = coerced124;
+}
+}
+}
+if(errors === _errs355){
+if(typeof data135 === "string"){
+if(func3(data135) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data135}];
+return false;
+}
+}
+}
+var valid40 = _errs355 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data134.arguments !== undefined){
+let data136 = data134.arguments;
+const _errs357 = errors;
+if(errors === _errs357){
+if(!(data136 && typeof data136 == "object" && !Array.isArray(data136))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data136}];
+return false;
+}
+}
+var valid40 = _errs357 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
+return false;
+}
+}
+var valid37 = _errs352 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data129.answer !== undefined){
+let data137 = data129.answer;
+const _errs359 = errors;
+if(typeof data137 !== "string"){
+let dataType125 = typeof data137;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data137;
+}
+else if(data137 === null){
+coerced125 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data137}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data137 = coerced125;
+if(data129 !== undefined){
+data129["answer"] = coerced125;
+}
+}
+}
+var valid37 = _errs359 === errors;
+}
+else {
+var valid37 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data129}];
+return false;
+}
+}
+var valid36 = _errs332 === errors;
+if(!valid36){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data128}];
+return false;
+}
+}
+var valid35 = _errs330 === errors;
+if(!valid35){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data127}];
+return false;
+}
+}
+var valid32 = _errs328 === errors;
+}
+else {
+var valid32 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data121}];
+return false;
+}
+}
+var valid24 = _errs305 === errors;
+}
+else {
+var valid24 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data101}];
+return false;
+}
+}
+var valid23 = _errs242 === errors;
+if(!valid23){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data100}];
+return false;
+}
+}
+var valid0 = _errs240 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.models !== undefined){
+let data138 = data.models;
+const _errs361 = errors;
+if(errors === _errs361){
+if(Array.isArray(data138)){
+if(data138.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data138}];
+return false;
+}
+else {
+var valid41 = true;
+const len5 = data138.length;
+for(let i5=0; i5<len5; i5++){
+let data139 = data138[i5];
+const _errs363 = errors;
+if(errors === _errs363){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+let missing4;
+if(((data139.id === undefined) && (missing4 = "id")) || ((data139.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data139}];
+return false;
+}
+else {
+const _errs365 = errors;
+for(const key27 in data139){
+if(!(func2.call(schema11.properties.models.items.properties, key27))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data139}];
+return false;
+break;
+}
+}
+if(_errs365 === errors){
+if(data139.id !== undefined){
+let data140 = data139.id;
+const _errs366 = errors;
+if(typeof data140 !== "string"){
+let dataType126 = typeof data140;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data140;
+}
+else if(data140 === null){
+coerced126 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data140}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data140 = coerced126;
+if(data139 !== undefined){
+data139["id"] = coerced126;
+}
+}
+}
+if(errors === _errs366){
+if(typeof data140 === "string"){
+if(func3(data140) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data140}];
+return false;
+}
+}
+}
+var valid42 = _errs366 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data139.owned_by !== undefined){
+let data141 = data139.owned_by;
+const _errs368 = errors;
+if(typeof data141 !== "string"){
+let dataType127 = typeof data141;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data141;
+}
+else if(data141 === null){
+coerced127 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data141}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data141 = coerced127;
+if(data139 !== undefined){
+data139["owned_by"] = coerced127;
+}
+}
+}
+if(errors === _errs368){
+if(typeof data141 === "string"){
+if(func3(data141) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data141}];
+return false;
+}
+}
+}
+var valid42 = _errs368 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data139.context_length !== undefined){
+let data142 = data139.context_length;
+const _errs370 = errors;
+if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
+let dataType128 = typeof data142;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 === "boolean" || data142 === null
+              || (dataType128 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
+coerced128 = +data142;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data142}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data142 = coerced128;
+if(data139 !== undefined){
+data139["context_length"] = coerced128;
+}
+}
+}
+if(errors === _errs370){
+if(typeof data142 == "number"){
+if(data142 < 1 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data142}];
+return false;
+}
+}
+}
+var valid42 = _errs370 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data139.max_output_tokens !== undefined){
+let data143 = data139.max_output_tokens;
+const _errs372 = errors;
+if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
+let dataType129 = typeof data143;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 === "boolean" || data143 === null
+              || (dataType129 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced129 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data143}];
+return false;
+}
+}
+if(coerced129 !== undefined){
+data143 = coerced129;
+if(data139 !== undefined){
+data139["max_output_tokens"] = coerced129;
+}
+}
+}
+if(errors === _errs372){
+if(typeof data143 == "number"){
+if(data143 < 1 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data143}];
+return false;
+}
+}
+}
+var valid42 = _errs372 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data139.default_max_tokens !== undefined){
+let data144 = data139.default_max_tokens;
+const _errs374 = errors;
+if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
+let dataType130 = typeof data144;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 === "boolean" || data144 === null
+              || (dataType130 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
+coerced130 = +data144;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data144}];
+return false;
+}
+}
+if(coerced130 !== undefined){
+data144 = coerced130;
+if(data139 !== undefined){
+data139["default_max_tokens"] = coerced130;
+}
+}
+}
+if(errors === _errs374){
+if(typeof data144 == "number"){
+if(data144 < 1 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data144}];
+return false;
+}
+}
+}
+var valid42 = _errs374 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data139.unresolved_input_tokens !== undefined){
+let data145 = data139.unresolved_input_tokens;
+const _errs376 = errors;
+if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
+let dataType131 = typeof data145;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 === "boolean" || data145 === null
+              || (dataType131 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
+coerced131 = +data145;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data145}];
+return false;
+}
+}
+if(coerced131 !== undefined){
+data145 = coerced131;
+if(data139 !== undefined){
+data139["unresolved_input_tokens"] = coerced131;
+}
+}
+}
+if(errors === _errs376){
+if(typeof data145 == "number"){
+if(data145 < 1 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data145}];
+return false;
+}
+}
+}
+var valid42 = _errs376 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data139.reasoning !== undefined){
+let data146 = data139.reasoning;
+const _errs378 = errors;
+if(errors === _errs378){
+if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+let missing5;
+if((data146.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+return false;
+}
+else {
+const _errs380 = errors;
+for(const key28 in data146){
+if(!((((((key28 === "default_effort") || (key28 === "efforts")) || (key28 === "style")) || (key28 === "budgets")) || (key28 === "levels")) || (key28 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+return false;
+break;
+}
+}
+if(_errs380 === errors){
+if(data146.default_effort !== undefined){
+let data147 = data146.default_effort;
+const _errs381 = errors;
+const _errs382 = errors;
+let valid44 = false;
+const _errs383 = errors;
+if(typeof data147 !== "string"){
+let dataType132 = typeof data147;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data147;
+}
+else if(data147 === null){
+coerced132 = "";
+}
+else {
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data147};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(coerced132 !== undefined){
+data147 = coerced132;
+if(data146 !== undefined){
+data146["default_effort"] = coerced132;
+}
+}
+}
+if("none" !== data147){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data147};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+var _valid9 = _errs383 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs385 = errors;
+if(typeof data147 !== "string"){
+let dataType133 = typeof data147;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data147;
+}
+else if(data147 === null){
+coerced133 = "";
+}
+else {
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data147};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(coerced133 !== undefined){
+data147 = coerced133;
+if(data146 !== undefined){
+data146["default_effort"] = coerced133;
+}
+}
+}
+if("minimal" !== data147){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data147};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+var _valid9 = _errs385 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs387 = errors;
+if(typeof data147 !== "string"){
+let dataType134 = typeof data147;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data147;
+}
+else if(data147 === null){
+coerced134 = "";
+}
+else {
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data147};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(coerced134 !== undefined){
+data147 = coerced134;
+if(data146 !== undefined){
+data146["default_effort"] = coerced134;
+}
+}
+}
+if("low" !== data147){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data147};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+var _valid9 = _errs387 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs389 = errors;
+if(typeof data147 !== "string"){
+let dataType135 = typeof data147;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data147;
+}
+else if(data147 === null){
+coerced135 = "";
+}
+else {
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data147};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6156,15 +6652,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data135 = coerced124;
-if(data134 !== undefined){
-data134["default_effort"] = coerced124;
+if(coerced135 !== undefined){
+data147 = coerced135;
+if(data146 !== undefined){
+data146["default_effort"] = coerced135;
 }
 }
 }
-if("medium" !== data135){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+if("medium" !== data147){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data147};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6173,22 +6669,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs364 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs366 = errors;
-if(typeof data135 !== "string"){
-let dataType125 = typeof data135;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data135;
+var _valid9 = _errs389 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs391 = errors;
+if(typeof data147 !== "string"){
+let dataType136 = typeof data147;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data147;
 }
-else if(data135 === null){
-coerced125 = "";
+else if(data147 === null){
+coerced136 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data147};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6198,15 +6694,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data135 = coerced125;
-if(data134 !== undefined){
-data134["default_effort"] = coerced125;
+if(coerced136 !== undefined){
+data147 = coerced136;
+if(data146 !== undefined){
+data146["default_effort"] = coerced136;
 }
 }
 }
-if("high" !== data135){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+if("high" !== data147){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data147};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6215,22 +6711,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs366 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs368 = errors;
-if(typeof data135 !== "string"){
-let dataType126 = typeof data135;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data135;
+var _valid9 = _errs391 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs393 = errors;
+if(typeof data147 !== "string"){
+let dataType137 = typeof data147;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data147;
 }
-else if(data135 === null){
-coerced126 = "";
+else if(data147 === null){
+coerced137 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data147};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6240,15 +6736,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data135 = coerced126;
-if(data134 !== undefined){
-data134["default_effort"] = coerced126;
+if(coerced137 !== undefined){
+data147 = coerced137;
+if(data146 !== undefined){
+data146["default_effort"] = coerced137;
 }
 }
 }
-if("xhigh" !== data135){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+if("xhigh" !== data147){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data147};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6257,22 +6753,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs368 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs370 = errors;
-if(typeof data135 !== "string"){
-let dataType127 = typeof data135;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data135;
+var _valid9 = _errs393 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs395 = errors;
+if(typeof data147 !== "string"){
+let dataType138 = typeof data147;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data147;
 }
-else if(data135 === null){
-coerced127 = "";
+else if(data147 === null){
+coerced138 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data147};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6282,15 +6778,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data135 = coerced127;
-if(data134 !== undefined){
-data134["default_effort"] = coerced127;
+if(coerced138 !== undefined){
+data147 = coerced138;
+if(data146 !== undefined){
+data146["default_effort"] = coerced138;
 }
 }
 }
-if("max" !== data135){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
+if("max" !== data147){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data147};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6299,16 +6795,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs370 === errors;
-valid43 = valid43 || _valid9;
+var _valid9 = _errs395 === errors;
+valid44 = valid44 || _valid9;
 }
 }
 }
 }
 }
 }
-if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data135};
+if(!valid44){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data147};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6320,52 +6816,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs357;
+errors = _errs382;
 if(vErrors !== null){
-if(_errs357){
-vErrors.length = _errs357;
+if(_errs382){
+vErrors.length = _errs382;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs356 === errors;
+var valid43 = _errs381 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data134.efforts !== undefined){
-let data136 = data134.efforts;
-const _errs372 = errors;
-if(errors === _errs372){
-if(Array.isArray(data136)){
-if(data136.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
+if(valid43){
+if(data146.efforts !== undefined){
+let data148 = data146.efforts;
+const _errs397 = errors;
+if(errors === _errs397){
+if(Array.isArray(data148)){
+if(data148.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data148}];
 return false;
 }
 else {
-var valid44 = true;
-const len6 = data136.length;
+var valid45 = true;
+const len6 = data148.length;
 for(let i6=0; i6<len6; i6++){
-let data137 = data136[i6];
-const _errs374 = errors;
-const _errs375 = errors;
-let valid45 = false;
-const _errs376 = errors;
-if(typeof data137 !== "string"){
-let dataType128 = typeof data137;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data137;
+let data149 = data148[i6];
+const _errs399 = errors;
+const _errs400 = errors;
+let valid46 = false;
+const _errs401 = errors;
+if(typeof data149 !== "string"){
+let dataType139 = typeof data149;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data149;
 }
-else if(data137 === null){
-coerced128 = "";
+else if(data149 === null){
+coerced139 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6375,15 +6871,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data137 = coerced128;
-if(data136 !== undefined){
-data136[i6] = coerced128;
+if(coerced139 !== undefined){
+data149 = coerced139;
+if(data148 !== undefined){
+data148[i6] = coerced139;
 }
 }
 }
-if("none" !== data137){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+if("none" !== data149){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6392,22 +6888,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs376 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs378 = errors;
-if(typeof data137 !== "string"){
-let dataType129 = typeof data137;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data137;
+var _valid10 = _errs401 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs403 = errors;
+if(typeof data149 !== "string"){
+let dataType140 = typeof data149;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data149;
 }
-else if(data137 === null){
-coerced129 = "";
+else if(data149 === null){
+coerced140 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6417,15 +6913,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data137 = coerced129;
-if(data136 !== undefined){
-data136[i6] = coerced129;
+if(coerced140 !== undefined){
+data149 = coerced140;
+if(data148 !== undefined){
+data148[i6] = coerced140;
 }
 }
 }
-if("minimal" !== data137){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+if("minimal" !== data149){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6434,22 +6930,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs378 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs380 = errors;
-if(typeof data137 !== "string"){
-let dataType130 = typeof data137;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data137;
+var _valid10 = _errs403 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs405 = errors;
+if(typeof data149 !== "string"){
+let dataType141 = typeof data149;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data149;
 }
-else if(data137 === null){
-coerced130 = "";
+else if(data149 === null){
+coerced141 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6459,15 +6955,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data137 = coerced130;
-if(data136 !== undefined){
-data136[i6] = coerced130;
+if(coerced141 !== undefined){
+data149 = coerced141;
+if(data148 !== undefined){
+data148[i6] = coerced141;
 }
 }
 }
-if("low" !== data137){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+if("low" !== data149){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6476,22 +6972,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs380 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs382 = errors;
-if(typeof data137 !== "string"){
-let dataType131 = typeof data137;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data137;
+var _valid10 = _errs405 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs407 = errors;
+if(typeof data149 !== "string"){
+let dataType142 = typeof data149;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data149;
 }
-else if(data137 === null){
-coerced131 = "";
+else if(data149 === null){
+coerced142 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6501,15 +6997,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data137 = coerced131;
-if(data136 !== undefined){
-data136[i6] = coerced131;
+if(coerced142 !== undefined){
+data149 = coerced142;
+if(data148 !== undefined){
+data148[i6] = coerced142;
 }
 }
 }
-if("medium" !== data137){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+if("medium" !== data149){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6518,22 +7014,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs382 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs384 = errors;
-if(typeof data137 !== "string"){
-let dataType132 = typeof data137;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data137;
+var _valid10 = _errs407 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs409 = errors;
+if(typeof data149 !== "string"){
+let dataType143 = typeof data149;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data149;
 }
-else if(data137 === null){
-coerced132 = "";
+else if(data149 === null){
+coerced143 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6543,15 +7039,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data137 = coerced132;
-if(data136 !== undefined){
-data136[i6] = coerced132;
+if(coerced143 !== undefined){
+data149 = coerced143;
+if(data148 !== undefined){
+data148[i6] = coerced143;
 }
 }
 }
-if("high" !== data137){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+if("high" !== data149){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6560,22 +7056,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs384 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs386 = errors;
-if(typeof data137 !== "string"){
-let dataType133 = typeof data137;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data137;
+var _valid10 = _errs409 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs411 = errors;
+if(typeof data149 !== "string"){
+let dataType144 = typeof data149;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data149;
 }
-else if(data137 === null){
-coerced133 = "";
+else if(data149 === null){
+coerced144 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data149};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6585,15 +7081,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data137 = coerced133;
-if(data136 !== undefined){
-data136[i6] = coerced133;
+if(coerced144 !== undefined){
+data149 = coerced144;
+if(data148 !== undefined){
+data148[i6] = coerced144;
 }
 }
 }
-if("xhigh" !== data137){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+if("xhigh" !== data149){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data149};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6602,22 +7098,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs386 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs388 = errors;
-if(typeof data137 !== "string"){
-let dataType134 = typeof data137;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data137;
+var _valid10 = _errs411 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs413 = errors;
+if(typeof data149 !== "string"){
+let dataType145 = typeof data149;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data149;
 }
-else if(data137 === null){
-coerced134 = "";
+else if(data149 === null){
+coerced145 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data149};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6627,15 +7123,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data137 = coerced134;
-if(data136 !== undefined){
-data136[i6] = coerced134;
+if(coerced145 !== undefined){
+data149 = coerced145;
+if(data148 !== undefined){
+data148[i6] = coerced145;
 }
 }
 }
-if("max" !== data137){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
+if("max" !== data149){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data149};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6644,16 +7140,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs388 === errors;
-valid45 = valid45 || _valid10;
+var _valid10 = _errs413 === errors;
+valid46 = valid46 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data137};
+if(!valid46){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data149};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6665,52 +7161,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs375;
+errors = _errs400;
 if(vErrors !== null){
-if(_errs375){
-vErrors.length = _errs375;
+if(_errs400){
+vErrors.length = _errs400;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs374 === errors;
-if(!valid44){
+var valid45 = _errs399 === errors;
+if(!valid45){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data148}];
 return false;
 }
 }
-var valid42 = _errs372 === errors;
+var valid43 = _errs397 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data134.style !== undefined){
-let data138 = data134.style;
-const _errs390 = errors;
-const _errs391 = errors;
-let valid46 = false;
-const _errs392 = errors;
-if(typeof data138 !== "string"){
-let dataType135 = typeof data138;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data138;
+if(valid43){
+if(data146.style !== undefined){
+let data150 = data146.style;
+const _errs415 = errors;
+const _errs416 = errors;
+let valid47 = false;
+const _errs417 = errors;
+if(typeof data150 !== "string"){
+let dataType146 = typeof data150;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data150;
 }
-else if(data138 === null){
-coerced135 = "";
+else if(data150 === null){
+coerced146 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6720,15 +7216,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data138 = coerced135;
-if(data134 !== undefined){
-data134["style"] = coerced135;
+if(coerced146 !== undefined){
+data150 = coerced146;
+if(data146 !== undefined){
+data146["style"] = coerced146;
 }
 }
 }
-if("budget" !== data138){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+if("budget" !== data150){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6737,22 +7233,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs392 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs394 = errors;
-if(typeof data138 !== "string"){
-let dataType136 = typeof data138;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
+var _valid11 = _errs417 === errors;
+valid47 = valid47 || _valid11;
+if(!valid47){
+const _errs419 = errors;
+if(typeof data150 !== "string"){
+let dataType147 = typeof data150;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data150;
 }
-else if(data138 === null){
-coerced136 = "";
+else if(data150 === null){
+coerced147 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6762,15 +7258,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data138 = coerced136;
-if(data134 !== undefined){
-data134["style"] = coerced136;
+if(coerced147 !== undefined){
+data150 = coerced147;
+if(data146 !== undefined){
+data146["style"] = coerced147;
 }
 }
 }
-if("level" !== data138){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+if("level" !== data150){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6779,11 +7275,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs394 === errors;
-valid46 = valid46 || _valid11;
+var _valid11 = _errs419 === errors;
+valid47 = valid47 || _valid11;
 }
-if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data138};
+if(!valid47){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data150};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6795,345 +7291,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs391;
+errors = _errs416;
 if(vErrors !== null){
-if(_errs391){
-vErrors.length = _errs391;
+if(_errs416){
+vErrors.length = _errs416;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs390 === errors;
+var valid43 = _errs415 === errors;
 }
 else {
-var valid42 = true;
-}
-if(valid42){
-if(data134.budgets !== undefined){
-let data139 = data134.budgets;
-const _errs396 = errors;
-if(errors === _errs396){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs398 = errors;
-for(const key28 in data139){
-if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
-return false;
-break;
-}
-}
-if(_errs398 === errors){
-if(data139.none !== undefined){
-let data140 = data139.none;
-const _errs399 = errors;
-if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
-let dataType137 = typeof data140;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 === "boolean" || data140 === null
-              || (dataType137 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
-coerced137 = +data140;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["none"] = coerced137;
-}
-}
-}
-if(errors === _errs399){
-if(typeof data140 == "number"){
-if(data140 < 0 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-}
-var valid47 = _errs399 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.minimal !== undefined){
-let data141 = data139.minimal;
-const _errs401 = errors;
-if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
-let dataType138 = typeof data141;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 === "boolean" || data141 === null
-              || (dataType138 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
-coerced138 = +data141;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
-return false;
-}
-}
-if(coerced138 !== undefined){
-data141 = coerced138;
-if(data139 !== undefined){
-data139["minimal"] = coerced138;
-}
-}
-}
-if(errors === _errs401){
-if(typeof data141 == "number"){
-if(data141 < 1 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
-return false;
-}
-}
-}
-var valid47 = _errs401 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.low !== undefined){
-let data142 = data139.low;
-const _errs403 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
-let dataType139 = typeof data142;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 === "boolean" || data142 === null
-              || (dataType139 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced139 = +data142;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
-return false;
-}
-}
-if(coerced139 !== undefined){
-data142 = coerced139;
-if(data139 !== undefined){
-data139["low"] = coerced139;
-}
-}
-}
-if(errors === _errs403){
-if(typeof data142 == "number"){
-if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
-return false;
-}
-}
-}
-var valid47 = _errs403 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.medium !== undefined){
-let data143 = data139.medium;
-const _errs405 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType140 = typeof data143;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data143 === null
-              || (dataType140 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced140 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
-return false;
-}
-}
-if(coerced140 !== undefined){
-data143 = coerced140;
-if(data139 !== undefined){
-data139["medium"] = coerced140;
-}
-}
-}
-if(errors === _errs405){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
-return false;
-}
-}
-}
-var valid47 = _errs405 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.high !== undefined){
-let data144 = data139.high;
-const _errs407 = errors;
-if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-let dataType141 = typeof data144;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data144 === null
-              || (dataType141 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced141 = +data144;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data144 = coerced141;
-if(data139 !== undefined){
-data139["high"] = coerced141;
-}
-}
-}
-if(errors === _errs407){
-if(typeof data144 == "number"){
-if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
-return false;
-}
-}
-}
-var valid47 = _errs407 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.xhigh !== undefined){
-let data145 = data139.xhigh;
-const _errs409 = errors;
-if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
-let dataType142 = typeof data145;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data145 === null
-              || (dataType142 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
-coerced142 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data145 = coerced142;
-if(data139 !== undefined){
-data139["xhigh"] = coerced142;
-}
-}
-}
-if(errors === _errs409){
-if(typeof data145 == "number"){
-if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
-return false;
-}
-}
-}
-var valid47 = _errs409 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.max !== undefined){
-let data146 = data139.max;
-const _errs411 = errors;
-if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType143 = typeof data146;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 === "boolean" || data146 === null
-              || (dataType143 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced143 = +data146;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data146 = coerced143;
-if(data139 !== undefined){
-data139["max"] = coerced143;
-}
-}
-}
-if(errors === _errs411){
-if(typeof data146 == "number"){
-if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
-return false;
-}
-}
-}
-var valid47 = _errs411 === errors;
-}
-else {
-var valid47 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
-return false;
-}
-}
-var valid42 = _errs396 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data134.levels !== undefined){
-let data147 = data134.levels;
-const _errs413 = errors;
-if(errors === _errs413){
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
-const _errs415 = errors;
-for(const key29 in data147){
+var valid43 = true;
+}
+if(valid43){
+if(data146.budgets !== undefined){
+let data151 = data146.budgets;
+const _errs421 = errors;
+if(errors === _errs421){
+if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+const _errs423 = errors;
+for(const key29 in data151){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data151}];
 return false;
 break;
 }
 }
-if(_errs415 === errors){
-if(data147.none !== undefined){
-let data148 = data147.none;
-const _errs416 = errors;
-const _errs417 = errors;
-let valid49 = false;
-const _errs418 = errors;
-if(typeof data148 !== "string"){
-let dataType144 = typeof data148;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data148;
-}
-else if(data148 === null){
-coerced144 = "";
+if(_errs423 === errors){
+if(data151.none !== undefined){
+let data152 = data151.none;
+const _errs424 = errors;
+if(!((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152)))){
+let dataType148 = typeof data152;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 === "boolean" || data152 === null
+              || (dataType148 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
+coerced148 = +data152;
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data152}];
+return false;
+}
+}
+if(coerced148 !== undefined){
+data152 = coerced148;
+if(data151 !== undefined){
+data151["none"] = coerced148;
+}
+}
+}
+if(errors === _errs424){
+if(typeof data152 == "number"){
+if(data152 < 0 || isNaN(data152)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data152}];
+return false;
+}
+}
+}
+var valid48 = _errs424 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data151.minimal !== undefined){
+let data153 = data151.minimal;
+const _errs426 = errors;
+if(!((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153)))){
+let dataType149 = typeof data153;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 === "boolean" || data153 === null
+              || (dataType149 === "string" && data153 && data153 == +data153 && !(data153 % 1))){
+coerced149 = +data153;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data153}];
+return false;
+}
+}
+if(coerced149 !== undefined){
+data153 = coerced149;
+if(data151 !== undefined){
+data151["minimal"] = coerced149;
+}
+}
+}
+if(errors === _errs426){
+if(typeof data153 == "number"){
+if(data153 < 1 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data153}];
+return false;
+}
+}
+}
+var valid48 = _errs426 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data151.low !== undefined){
+let data154 = data151.low;
+const _errs428 = errors;
+if(!((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154)))){
+let dataType150 = typeof data154;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 === "boolean" || data154 === null
+              || (dataType150 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
+coerced150 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data154}];
+return false;
+}
+}
+if(coerced150 !== undefined){
+data154 = coerced150;
+if(data151 !== undefined){
+data151["low"] = coerced150;
+}
+}
+}
+if(errors === _errs428){
+if(typeof data154 == "number"){
+if(data154 < 1 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data154}];
+return false;
+}
+}
+}
+var valid48 = _errs428 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data151.medium !== undefined){
+let data155 = data151.medium;
+const _errs430 = errors;
+if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
+let dataType151 = typeof data155;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 === "boolean" || data155 === null
+              || (dataType151 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced151 = +data155;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data155}];
+return false;
+}
+}
+if(coerced151 !== undefined){
+data155 = coerced151;
+if(data151 !== undefined){
+data151["medium"] = coerced151;
+}
+}
+}
+if(errors === _errs430){
+if(typeof data155 == "number"){
+if(data155 < 1 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data155}];
+return false;
+}
+}
+}
+var valid48 = _errs430 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data151.high !== undefined){
+let data156 = data151.high;
+const _errs432 = errors;
+if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
+let dataType152 = typeof data156;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 === "boolean" || data156 === null
+              || (dataType152 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+coerced152 = +data156;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data156}];
+return false;
+}
+}
+if(coerced152 !== undefined){
+data156 = coerced152;
+if(data151 !== undefined){
+data151["high"] = coerced152;
+}
+}
+}
+if(errors === _errs432){
+if(typeof data156 == "number"){
+if(data156 < 1 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data156}];
+return false;
+}
+}
+}
+var valid48 = _errs432 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data151.xhigh !== undefined){
+let data157 = data151.xhigh;
+const _errs434 = errors;
+if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+let dataType153 = typeof data157;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 === "boolean" || data157 === null
+              || (dataType153 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced153 = +data157;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data157}];
+return false;
+}
+}
+if(coerced153 !== undefined){
+data157 = coerced153;
+if(data151 !== undefined){
+data151["xhigh"] = coerced153;
+}
+}
+}
+if(errors === _errs434){
+if(typeof data157 == "number"){
+if(data157 < 1 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data157}];
+return false;
+}
+}
+}
+var valid48 = _errs434 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data151.max !== undefined){
+let data158 = data151.max;
+const _errs436 = errors;
+if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
+let dataType154 = typeof data158;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 === "boolean" || data158 === null
+              || (dataType154 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
+coerced154 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data158}];
+return false;
+}
+}
+if(coerced154 !== undefined){
+data158 = coerced154;
+if(data151 !== undefined){
+data151["max"] = coerced154;
+}
+}
+}
+if(errors === _errs436){
+if(typeof data158 == "number"){
+if(data158 < 1 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data158}];
+return false;
+}
+}
+}
+var valid48 = _errs436 === errors;
+}
+else {
+var valid48 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data151}];
+return false;
+}
+}
+var valid43 = _errs421 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data146.levels !== undefined){
+let data159 = data146.levels;
+const _errs438 = errors;
+if(errors === _errs438){
+if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+const _errs440 = errors;
+for(const key30 in data159){
+if(!(((((((key30 === "none") || (key30 === "minimal")) || (key30 === "low")) || (key30 === "medium")) || (key30 === "high")) || (key30 === "xhigh")) || (key30 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data159}];
+return false;
+break;
+}
+}
+if(_errs440 === errors){
+if(data159.none !== undefined){
+let data160 = data159.none;
+const _errs441 = errors;
+const _errs442 = errors;
+let valid50 = false;
+const _errs443 = errors;
+if(typeof data160 !== "string"){
+let dataType155 = typeof data160;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data160;
+}
+else if(data160 === null){
+coerced155 = "";
+}
+else {
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data160};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7143,15 +7639,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data148 = coerced144;
-if(data147 !== undefined){
-data147["none"] = coerced144;
+if(coerced155 !== undefined){
+data160 = coerced155;
+if(data159 !== undefined){
+data159["none"] = coerced155;
 }
 }
 }
-if("minimal" !== data148){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
+if("minimal" !== data160){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data160};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7160,22 +7656,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs418 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs420 = errors;
-if(typeof data148 !== "string"){
-let dataType145 = typeof data148;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data148;
+var _valid12 = _errs443 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs445 = errors;
+if(typeof data160 !== "string"){
+let dataType156 = typeof data160;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data160;
 }
-else if(data148 === null){
-coerced145 = "";
+else if(data160 === null){
+coerced156 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data160};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7185,15 +7681,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data148 = coerced145;
-if(data147 !== undefined){
-data147["none"] = coerced145;
+if(coerced156 !== undefined){
+data160 = coerced156;
+if(data159 !== undefined){
+data159["none"] = coerced156;
 }
 }
 }
-if("low" !== data148){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
+if("low" !== data160){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data160};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7202,22 +7698,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs420 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs422 = errors;
-if(typeof data148 !== "string"){
-let dataType146 = typeof data148;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data148;
+var _valid12 = _errs445 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs447 = errors;
+if(typeof data160 !== "string"){
+let dataType157 = typeof data160;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data160;
 }
-else if(data148 === null){
-coerced146 = "";
+else if(data160 === null){
+coerced157 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data160};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7227,15 +7723,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data148 = coerced146;
-if(data147 !== undefined){
-data147["none"] = coerced146;
+if(coerced157 !== undefined){
+data160 = coerced157;
+if(data159 !== undefined){
+data159["none"] = coerced157;
 }
 }
 }
-if("medium" !== data148){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
+if("medium" !== data160){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data160};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7244,22 +7740,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs422 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs424 = errors;
-if(typeof data148 !== "string"){
-let dataType147 = typeof data148;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data148;
+var _valid12 = _errs447 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs449 = errors;
+if(typeof data160 !== "string"){
+let dataType158 = typeof data160;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data160;
 }
-else if(data148 === null){
-coerced147 = "";
+else if(data160 === null){
+coerced158 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data160};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7269,15 +7765,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data148 = coerced147;
-if(data147 !== undefined){
-data147["none"] = coerced147;
+if(coerced158 !== undefined){
+data160 = coerced158;
+if(data159 !== undefined){
+data159["none"] = coerced158;
 }
 }
 }
-if("high" !== data148){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
+if("high" !== data160){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data160};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7286,22 +7782,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs424 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs426 = errors;
-if(typeof data148 !== "string"){
-let dataType148 = typeof data148;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data148;
+var _valid12 = _errs449 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs451 = errors;
+if(typeof data160 !== "string"){
+let dataType159 = typeof data160;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data160;
 }
-else if(data148 === null){
-coerced148 = "";
+else if(data160 === null){
+coerced159 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data160};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7311,15 +7807,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data148 = coerced148;
-if(data147 !== undefined){
-data147["none"] = coerced148;
+if(coerced159 !== undefined){
+data160 = coerced159;
+if(data159 !== undefined){
+data159["none"] = coerced159;
 }
 }
 }
-if("xhigh" !== data148){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
+if("xhigh" !== data160){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data160};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7328,22 +7824,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs426 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs428 = errors;
-if(typeof data148 !== "string"){
-let dataType149 = typeof data148;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data148;
+var _valid12 = _errs451 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs453 = errors;
+if(typeof data160 !== "string"){
+let dataType160 = typeof data160;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data160;
 }
-else if(data148 === null){
-coerced149 = "";
+else if(data160 === null){
+coerced160 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data160};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7353,15 +7849,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data148 = coerced149;
-if(data147 !== undefined){
-data147["none"] = coerced149;
+if(coerced160 !== undefined){
+data160 = coerced160;
+if(data159 !== undefined){
+data159["none"] = coerced160;
 }
 }
 }
-if("max" !== data148){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
+if("max" !== data160){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data160};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7370,15 +7866,15 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs428 === errors;
-valid49 = valid49 || _valid12;
+var _valid12 = _errs453 === errors;
+valid50 = valid50 || _valid12;
 }
 }
 }
 }
 }
-if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data148};
+if(!valid50){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data160};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7390,40 +7886,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs417;
+errors = _errs442;
 if(vErrors !== null){
-if(_errs417){
-vErrors.length = _errs417;
+if(_errs442){
+vErrors.length = _errs442;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs416 === errors;
+var valid49 = _errs441 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.minimal !== undefined){
-let data149 = data147.minimal;
-const _errs430 = errors;
-const _errs431 = errors;
-let valid50 = false;
-const _errs432 = errors;
-if(typeof data149 !== "string"){
-let dataType150 = typeof data149;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data149;
+if(valid49){
+if(data159.minimal !== undefined){
+let data161 = data159.minimal;
+const _errs455 = errors;
+const _errs456 = errors;
+let valid51 = false;
+const _errs457 = errors;
+if(typeof data161 !== "string"){
+let dataType161 = typeof data161;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data161;
 }
-else if(data149 === null){
-coerced150 = "";
+else if(data161 === null){
+coerced161 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7433,15 +7929,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data149 = coerced150;
-if(data147 !== undefined){
-data147["minimal"] = coerced150;
+if(coerced161 !== undefined){
+data161 = coerced161;
+if(data159 !== undefined){
+data159["minimal"] = coerced161;
 }
 }
 }
-if("minimal" !== data149){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+if("minimal" !== data161){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7450,22 +7946,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs432 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs434 = errors;
-if(typeof data149 !== "string"){
-let dataType151 = typeof data149;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data149;
+var _valid13 = _errs457 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs459 = errors;
+if(typeof data161 !== "string"){
+let dataType162 = typeof data161;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data161;
 }
-else if(data149 === null){
-coerced151 = "";
+else if(data161 === null){
+coerced162 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7475,15 +7971,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data149 = coerced151;
-if(data147 !== undefined){
-data147["minimal"] = coerced151;
+if(coerced162 !== undefined){
+data161 = coerced162;
+if(data159 !== undefined){
+data159["minimal"] = coerced162;
 }
 }
 }
-if("low" !== data149){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+if("low" !== data161){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7492,22 +7988,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs434 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs436 = errors;
-if(typeof data149 !== "string"){
-let dataType152 = typeof data149;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data149;
+var _valid13 = _errs459 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs461 = errors;
+if(typeof data161 !== "string"){
+let dataType163 = typeof data161;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data161;
 }
-else if(data149 === null){
-coerced152 = "";
+else if(data161 === null){
+coerced163 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7517,15 +8013,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data149 = coerced152;
-if(data147 !== undefined){
-data147["minimal"] = coerced152;
+if(coerced163 !== undefined){
+data161 = coerced163;
+if(data159 !== undefined){
+data159["minimal"] = coerced163;
 }
 }
 }
-if("medium" !== data149){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+if("medium" !== data161){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7534,22 +8030,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs436 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs438 = errors;
-if(typeof data149 !== "string"){
-let dataType153 = typeof data149;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data149;
+var _valid13 = _errs461 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs463 = errors;
+if(typeof data161 !== "string"){
+let dataType164 = typeof data161;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data161;
 }
-else if(data149 === null){
-coerced153 = "";
+else if(data161 === null){
+coerced164 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7559,15 +8055,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data149 = coerced153;
-if(data147 !== undefined){
-data147["minimal"] = coerced153;
+if(coerced164 !== undefined){
+data161 = coerced164;
+if(data159 !== undefined){
+data159["minimal"] = coerced164;
 }
 }
 }
-if("high" !== data149){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+if("high" !== data161){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7576,22 +8072,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs438 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs440 = errors;
-if(typeof data149 !== "string"){
-let dataType154 = typeof data149;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data149;
+var _valid13 = _errs463 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs465 = errors;
+if(typeof data161 !== "string"){
+let dataType165 = typeof data161;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data161;
 }
-else if(data149 === null){
-coerced154 = "";
+else if(data161 === null){
+coerced165 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7601,15 +8097,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data149 = coerced154;
-if(data147 !== undefined){
-data147["minimal"] = coerced154;
+if(coerced165 !== undefined){
+data161 = coerced165;
+if(data159 !== undefined){
+data159["minimal"] = coerced165;
 }
 }
 }
-if("xhigh" !== data149){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+if("xhigh" !== data161){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7618,22 +8114,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs440 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs442 = errors;
-if(typeof data149 !== "string"){
-let dataType155 = typeof data149;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data149;
+var _valid13 = _errs465 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs467 = errors;
+if(typeof data161 !== "string"){
+let dataType166 = typeof data161;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data161;
 }
-else if(data149 === null){
-coerced155 = "";
+else if(data161 === null){
+coerced166 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7643,15 +8139,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data149 = coerced155;
-if(data147 !== undefined){
-data147["minimal"] = coerced155;
+if(coerced166 !== undefined){
+data161 = coerced166;
+if(data159 !== undefined){
+data159["minimal"] = coerced166;
 }
 }
 }
-if("max" !== data149){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
+if("max" !== data161){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7660,15 +8156,15 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs442 === errors;
-valid50 = valid50 || _valid13;
+var _valid13 = _errs467 === errors;
+valid51 = valid51 || _valid13;
 }
 }
 }
 }
 }
-if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data149};
+if(!valid51){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data161};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7680,40 +8176,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs431;
+errors = _errs456;
 if(vErrors !== null){
-if(_errs431){
-vErrors.length = _errs431;
+if(_errs456){
+vErrors.length = _errs456;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs430 === errors;
+var valid49 = _errs455 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.low !== undefined){
-let data150 = data147.low;
-const _errs444 = errors;
-const _errs445 = errors;
-let valid51 = false;
-const _errs446 = errors;
-if(typeof data150 !== "string"){
-let dataType156 = typeof data150;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data150;
+if(valid49){
+if(data159.low !== undefined){
+let data162 = data159.low;
+const _errs469 = errors;
+const _errs470 = errors;
+let valid52 = false;
+const _errs471 = errors;
+if(typeof data162 !== "string"){
+let dataType167 = typeof data162;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data162;
 }
-else if(data150 === null){
-coerced156 = "";
+else if(data162 === null){
+coerced167 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7723,15 +8219,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data150 = coerced156;
-if(data147 !== undefined){
-data147["low"] = coerced156;
+if(coerced167 !== undefined){
+data162 = coerced167;
+if(data159 !== undefined){
+data159["low"] = coerced167;
 }
 }
 }
-if("minimal" !== data150){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+if("minimal" !== data162){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7740,22 +8236,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs446 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs448 = errors;
-if(typeof data150 !== "string"){
-let dataType157 = typeof data150;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data150;
+var _valid14 = _errs471 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs473 = errors;
+if(typeof data162 !== "string"){
+let dataType168 = typeof data162;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data162;
 }
-else if(data150 === null){
-coerced157 = "";
+else if(data162 === null){
+coerced168 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7765,15 +8261,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data150 = coerced157;
-if(data147 !== undefined){
-data147["low"] = coerced157;
+if(coerced168 !== undefined){
+data162 = coerced168;
+if(data159 !== undefined){
+data159["low"] = coerced168;
 }
 }
 }
-if("low" !== data150){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+if("low" !== data162){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7782,22 +8278,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs448 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs450 = errors;
-if(typeof data150 !== "string"){
-let dataType158 = typeof data150;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data150;
+var _valid14 = _errs473 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs475 = errors;
+if(typeof data162 !== "string"){
+let dataType169 = typeof data162;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data162;
 }
-else if(data150 === null){
-coerced158 = "";
+else if(data162 === null){
+coerced169 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7807,15 +8303,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data150 = coerced158;
-if(data147 !== undefined){
-data147["low"] = coerced158;
+if(coerced169 !== undefined){
+data162 = coerced169;
+if(data159 !== undefined){
+data159["low"] = coerced169;
 }
 }
 }
-if("medium" !== data150){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+if("medium" !== data162){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7824,22 +8320,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs450 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs452 = errors;
-if(typeof data150 !== "string"){
-let dataType159 = typeof data150;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data150;
+var _valid14 = _errs475 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs477 = errors;
+if(typeof data162 !== "string"){
+let dataType170 = typeof data162;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data162;
 }
-else if(data150 === null){
-coerced159 = "";
+else if(data162 === null){
+coerced170 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7849,15 +8345,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data150 = coerced159;
-if(data147 !== undefined){
-data147["low"] = coerced159;
+if(coerced170 !== undefined){
+data162 = coerced170;
+if(data159 !== undefined){
+data159["low"] = coerced170;
 }
 }
 }
-if("high" !== data150){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+if("high" !== data162){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7866,22 +8362,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs452 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs454 = errors;
-if(typeof data150 !== "string"){
-let dataType160 = typeof data150;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data150;
+var _valid14 = _errs477 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs479 = errors;
+if(typeof data162 !== "string"){
+let dataType171 = typeof data162;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data162;
 }
-else if(data150 === null){
-coerced160 = "";
+else if(data162 === null){
+coerced171 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7891,15 +8387,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data150 = coerced160;
-if(data147 !== undefined){
-data147["low"] = coerced160;
+if(coerced171 !== undefined){
+data162 = coerced171;
+if(data159 !== undefined){
+data159["low"] = coerced171;
 }
 }
 }
-if("xhigh" !== data150){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+if("xhigh" !== data162){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7908,22 +8404,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs454 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs456 = errors;
-if(typeof data150 !== "string"){
-let dataType161 = typeof data150;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data150;
+var _valid14 = _errs479 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs481 = errors;
+if(typeof data162 !== "string"){
+let dataType172 = typeof data162;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data162;
 }
-else if(data150 === null){
-coerced161 = "";
+else if(data162 === null){
+coerced172 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data162};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7933,15 +8429,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data150 = coerced161;
-if(data147 !== undefined){
-data147["low"] = coerced161;
+if(coerced172 !== undefined){
+data162 = coerced172;
+if(data159 !== undefined){
+data159["low"] = coerced172;
 }
 }
 }
-if("max" !== data150){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
+if("max" !== data162){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data162};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7950,15 +8446,15 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs456 === errors;
-valid51 = valid51 || _valid14;
+var _valid14 = _errs481 === errors;
+valid52 = valid52 || _valid14;
 }
 }
 }
 }
 }
-if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data150};
+if(!valid52){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data162};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7970,40 +8466,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs445;
+errors = _errs470;
 if(vErrors !== null){
-if(_errs445){
-vErrors.length = _errs445;
+if(_errs470){
+vErrors.length = _errs470;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs444 === errors;
+var valid49 = _errs469 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.medium !== undefined){
-let data151 = data147.medium;
-const _errs458 = errors;
-const _errs459 = errors;
-let valid52 = false;
-const _errs460 = errors;
-if(typeof data151 !== "string"){
-let dataType162 = typeof data151;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data151;
+if(valid49){
+if(data159.medium !== undefined){
+let data163 = data159.medium;
+const _errs483 = errors;
+const _errs484 = errors;
+let valid53 = false;
+const _errs485 = errors;
+if(typeof data163 !== "string"){
+let dataType173 = typeof data163;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data163;
 }
-else if(data151 === null){
-coerced162 = "";
+else if(data163 === null){
+coerced173 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8013,15 +8509,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data151 = coerced162;
-if(data147 !== undefined){
-data147["medium"] = coerced162;
+if(coerced173 !== undefined){
+data163 = coerced173;
+if(data159 !== undefined){
+data159["medium"] = coerced173;
 }
 }
 }
-if("minimal" !== data151){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+if("minimal" !== data163){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8030,22 +8526,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs460 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs462 = errors;
-if(typeof data151 !== "string"){
-let dataType163 = typeof data151;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data151;
+var _valid15 = _errs485 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs487 = errors;
+if(typeof data163 !== "string"){
+let dataType174 = typeof data163;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data163;
 }
-else if(data151 === null){
-coerced163 = "";
+else if(data163 === null){
+coerced174 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8055,15 +8551,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data151 = coerced163;
-if(data147 !== undefined){
-data147["medium"] = coerced163;
+if(coerced174 !== undefined){
+data163 = coerced174;
+if(data159 !== undefined){
+data159["medium"] = coerced174;
 }
 }
 }
-if("low" !== data151){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+if("low" !== data163){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8072,22 +8568,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs462 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs464 = errors;
-if(typeof data151 !== "string"){
-let dataType164 = typeof data151;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data151;
+var _valid15 = _errs487 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs489 = errors;
+if(typeof data163 !== "string"){
+let dataType175 = typeof data163;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data163;
 }
-else if(data151 === null){
-coerced164 = "";
+else if(data163 === null){
+coerced175 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8097,15 +8593,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data151 = coerced164;
-if(data147 !== undefined){
-data147["medium"] = coerced164;
+if(coerced175 !== undefined){
+data163 = coerced175;
+if(data159 !== undefined){
+data159["medium"] = coerced175;
 }
 }
 }
-if("medium" !== data151){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+if("medium" !== data163){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8114,22 +8610,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs464 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs466 = errors;
-if(typeof data151 !== "string"){
-let dataType165 = typeof data151;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data151;
+var _valid15 = _errs489 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs491 = errors;
+if(typeof data163 !== "string"){
+let dataType176 = typeof data163;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data163;
 }
-else if(data151 === null){
-coerced165 = "";
+else if(data163 === null){
+coerced176 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8139,15 +8635,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data151 = coerced165;
-if(data147 !== undefined){
-data147["medium"] = coerced165;
+if(coerced176 !== undefined){
+data163 = coerced176;
+if(data159 !== undefined){
+data159["medium"] = coerced176;
 }
 }
 }
-if("high" !== data151){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+if("high" !== data163){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8156,22 +8652,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs466 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs468 = errors;
-if(typeof data151 !== "string"){
-let dataType166 = typeof data151;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data151;
+var _valid15 = _errs491 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs493 = errors;
+if(typeof data163 !== "string"){
+let dataType177 = typeof data163;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data163;
 }
-else if(data151 === null){
-coerced166 = "";
+else if(data163 === null){
+coerced177 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8181,15 +8677,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data151 = coerced166;
-if(data147 !== undefined){
-data147["medium"] = coerced166;
+if(coerced177 !== undefined){
+data163 = coerced177;
+if(data159 !== undefined){
+data159["medium"] = coerced177;
 }
 }
 }
-if("xhigh" !== data151){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+if("xhigh" !== data163){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8198,22 +8694,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs468 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs470 = errors;
-if(typeof data151 !== "string"){
-let dataType167 = typeof data151;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data151;
+var _valid15 = _errs493 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs495 = errors;
+if(typeof data163 !== "string"){
+let dataType178 = typeof data163;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data163;
 }
-else if(data151 === null){
-coerced167 = "";
+else if(data163 === null){
+coerced178 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -8223,15 +8719,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data151 = coerced167;
-if(data147 !== undefined){
-data147["medium"] = coerced167;
+if(coerced178 !== undefined){
+data163 = coerced178;
+if(data159 !== undefined){
+data159["medium"] = coerced178;
 }
 }
 }
-if("max" !== data151){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
+if("max" !== data163){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -8240,15 +8736,15 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs470 === errors;
-valid52 = valid52 || _valid15;
+var _valid15 = _errs495 === errors;
+valid53 = valid53 || _valid15;
 }
 }
 }
 }
 }
-if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data151};
+if(!valid53){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data163};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -8260,40 +8756,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs459;
+errors = _errs484;
 if(vErrors !== null){
-if(_errs459){
-vErrors.length = _errs459;
+if(_errs484){
+vErrors.length = _errs484;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs458 === errors;
+var valid49 = _errs483 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.high !== undefined){
-let data152 = data147.high;
-const _errs472 = errors;
-const _errs473 = errors;
-let valid53 = false;
-const _errs474 = errors;
-if(typeof data152 !== "string"){
-let dataType168 = typeof data152;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data152;
+if(valid49){
+if(data159.high !== undefined){
+let data164 = data159.high;
+const _errs497 = errors;
+const _errs498 = errors;
+let valid54 = false;
+const _errs499 = errors;
+if(typeof data164 !== "string"){
+let dataType179 = typeof data164;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data164;
 }
-else if(data152 === null){
-coerced168 = "";
+else if(data164 === null){
+coerced179 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8303,15 +8799,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data152 = coerced168;
-if(data147 !== undefined){
-data147["high"] = coerced168;
+if(coerced179 !== undefined){
+data164 = coerced179;
+if(data159 !== undefined){
+data159["high"] = coerced179;
 }
 }
 }
-if("minimal" !== data152){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+if("minimal" !== data164){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8320,22 +8816,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs474 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs476 = errors;
-if(typeof data152 !== "string"){
-let dataType169 = typeof data152;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data152;
+var _valid16 = _errs499 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs501 = errors;
+if(typeof data164 !== "string"){
+let dataType180 = typeof data164;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data164;
 }
-else if(data152 === null){
-coerced169 = "";
+else if(data164 === null){
+coerced180 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8345,15 +8841,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data152 = coerced169;
-if(data147 !== undefined){
-data147["high"] = coerced169;
+if(coerced180 !== undefined){
+data164 = coerced180;
+if(data159 !== undefined){
+data159["high"] = coerced180;
 }
 }
 }
-if("low" !== data152){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+if("low" !== data164){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8362,22 +8858,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs476 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs478 = errors;
-if(typeof data152 !== "string"){
-let dataType170 = typeof data152;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data152;
+var _valid16 = _errs501 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs503 = errors;
+if(typeof data164 !== "string"){
+let dataType181 = typeof data164;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data164;
 }
-else if(data152 === null){
-coerced170 = "";
+else if(data164 === null){
+coerced181 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8387,15 +8883,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data152 = coerced170;
-if(data147 !== undefined){
-data147["high"] = coerced170;
+if(coerced181 !== undefined){
+data164 = coerced181;
+if(data159 !== undefined){
+data159["high"] = coerced181;
 }
 }
 }
-if("medium" !== data152){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+if("medium" !== data164){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8404,22 +8900,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs478 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs480 = errors;
-if(typeof data152 !== "string"){
-let dataType171 = typeof data152;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data152;
+var _valid16 = _errs503 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs505 = errors;
+if(typeof data164 !== "string"){
+let dataType182 = typeof data164;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data164;
 }
-else if(data152 === null){
-coerced171 = "";
+else if(data164 === null){
+coerced182 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8429,15 +8925,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data152 = coerced171;
-if(data147 !== undefined){
-data147["high"] = coerced171;
+if(coerced182 !== undefined){
+data164 = coerced182;
+if(data159 !== undefined){
+data159["high"] = coerced182;
 }
 }
 }
-if("high" !== data152){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+if("high" !== data164){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8446,22 +8942,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs480 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs482 = errors;
-if(typeof data152 !== "string"){
-let dataType172 = typeof data152;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data152;
+var _valid16 = _errs505 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs507 = errors;
+if(typeof data164 !== "string"){
+let dataType183 = typeof data164;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data164;
 }
-else if(data152 === null){
-coerced172 = "";
+else if(data164 === null){
+coerced183 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8471,15 +8967,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data152 = coerced172;
-if(data147 !== undefined){
-data147["high"] = coerced172;
+if(coerced183 !== undefined){
+data164 = coerced183;
+if(data159 !== undefined){
+data159["high"] = coerced183;
 }
 }
 }
-if("xhigh" !== data152){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+if("xhigh" !== data164){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8488,22 +8984,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs482 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs484 = errors;
-if(typeof data152 !== "string"){
-let dataType173 = typeof data152;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data152;
+var _valid16 = _errs507 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs509 = errors;
+if(typeof data164 !== "string"){
+let dataType184 = typeof data164;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data164;
 }
-else if(data152 === null){
-coerced173 = "";
+else if(data164 === null){
+coerced184 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8513,15 +9009,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data152 = coerced173;
-if(data147 !== undefined){
-data147["high"] = coerced173;
+if(coerced184 !== undefined){
+data164 = coerced184;
+if(data159 !== undefined){
+data159["high"] = coerced184;
 }
 }
 }
-if("max" !== data152){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
+if("max" !== data164){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8530,15 +9026,15 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs484 === errors;
-valid53 = valid53 || _valid16;
+var _valid16 = _errs509 === errors;
+valid54 = valid54 || _valid16;
 }
 }
 }
 }
 }
-if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data152};
+if(!valid54){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data164};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8550,40 +9046,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs473;
+errors = _errs498;
 if(vErrors !== null){
-if(_errs473){
-vErrors.length = _errs473;
+if(_errs498){
+vErrors.length = _errs498;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs472 === errors;
+var valid49 = _errs497 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.xhigh !== undefined){
-let data153 = data147.xhigh;
-const _errs486 = errors;
-const _errs487 = errors;
-let valid54 = false;
-const _errs488 = errors;
-if(typeof data153 !== "string"){
-let dataType174 = typeof data153;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data153;
+if(valid49){
+if(data159.xhigh !== undefined){
+let data165 = data159.xhigh;
+const _errs511 = errors;
+const _errs512 = errors;
+let valid55 = false;
+const _errs513 = errors;
+if(typeof data165 !== "string"){
+let dataType185 = typeof data165;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data165;
 }
-else if(data153 === null){
-coerced174 = "";
+else if(data165 === null){
+coerced185 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8593,15 +9089,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data153 = coerced174;
-if(data147 !== undefined){
-data147["xhigh"] = coerced174;
+if(coerced185 !== undefined){
+data165 = coerced185;
+if(data159 !== undefined){
+data159["xhigh"] = coerced185;
 }
 }
 }
-if("minimal" !== data153){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+if("minimal" !== data165){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8610,22 +9106,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs488 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs490 = errors;
-if(typeof data153 !== "string"){
-let dataType175 = typeof data153;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data153;
+var _valid17 = _errs513 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs515 = errors;
+if(typeof data165 !== "string"){
+let dataType186 = typeof data165;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data165;
 }
-else if(data153 === null){
-coerced175 = "";
+else if(data165 === null){
+coerced186 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8635,15 +9131,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data153 = coerced175;
-if(data147 !== undefined){
-data147["xhigh"] = coerced175;
+if(coerced186 !== undefined){
+data165 = coerced186;
+if(data159 !== undefined){
+data159["xhigh"] = coerced186;
 }
 }
 }
-if("low" !== data153){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+if("low" !== data165){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8652,22 +9148,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs490 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs492 = errors;
-if(typeof data153 !== "string"){
-let dataType176 = typeof data153;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data153;
+var _valid17 = _errs515 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs517 = errors;
+if(typeof data165 !== "string"){
+let dataType187 = typeof data165;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data165;
 }
-else if(data153 === null){
-coerced176 = "";
+else if(data165 === null){
+coerced187 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8677,15 +9173,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data153 = coerced176;
-if(data147 !== undefined){
-data147["xhigh"] = coerced176;
+if(coerced187 !== undefined){
+data165 = coerced187;
+if(data159 !== undefined){
+data159["xhigh"] = coerced187;
 }
 }
 }
-if("medium" !== data153){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+if("medium" !== data165){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8694,22 +9190,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs492 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs494 = errors;
-if(typeof data153 !== "string"){
-let dataType177 = typeof data153;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data153;
+var _valid17 = _errs517 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs519 = errors;
+if(typeof data165 !== "string"){
+let dataType188 = typeof data165;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data165;
 }
-else if(data153 === null){
-coerced177 = "";
+else if(data165 === null){
+coerced188 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8719,15 +9215,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data153 = coerced177;
-if(data147 !== undefined){
-data147["xhigh"] = coerced177;
+if(coerced188 !== undefined){
+data165 = coerced188;
+if(data159 !== undefined){
+data159["xhigh"] = coerced188;
 }
 }
 }
-if("high" !== data153){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+if("high" !== data165){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8736,22 +9232,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs494 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs496 = errors;
-if(typeof data153 !== "string"){
-let dataType178 = typeof data153;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data153;
+var _valid17 = _errs519 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs521 = errors;
+if(typeof data165 !== "string"){
+let dataType189 = typeof data165;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data165;
 }
-else if(data153 === null){
-coerced178 = "";
+else if(data165 === null){
+coerced189 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8761,15 +9257,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data153 = coerced178;
-if(data147 !== undefined){
-data147["xhigh"] = coerced178;
+if(coerced189 !== undefined){
+data165 = coerced189;
+if(data159 !== undefined){
+data159["xhigh"] = coerced189;
 }
 }
 }
-if("xhigh" !== data153){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+if("xhigh" !== data165){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8778,22 +9274,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs496 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs498 = errors;
-if(typeof data153 !== "string"){
-let dataType179 = typeof data153;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data153;
+var _valid17 = _errs521 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs523 = errors;
+if(typeof data165 !== "string"){
+let dataType190 = typeof data165;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data165;
 }
-else if(data153 === null){
-coerced179 = "";
+else if(data165 === null){
+coerced190 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data165};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8803,15 +9299,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data153 = coerced179;
-if(data147 !== undefined){
-data147["xhigh"] = coerced179;
+if(coerced190 !== undefined){
+data165 = coerced190;
+if(data159 !== undefined){
+data159["xhigh"] = coerced190;
 }
 }
 }
-if("max" !== data153){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
+if("max" !== data165){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data165};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8820,15 +9316,15 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs498 === errors;
-valid54 = valid54 || _valid17;
+var _valid17 = _errs523 === errors;
+valid55 = valid55 || _valid17;
 }
 }
 }
 }
 }
-if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data153};
+if(!valid55){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data165};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8840,40 +9336,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs487;
+errors = _errs512;
 if(vErrors !== null){
-if(_errs487){
-vErrors.length = _errs487;
+if(_errs512){
+vErrors.length = _errs512;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs486 === errors;
+var valid49 = _errs511 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.max !== undefined){
-let data154 = data147.max;
-const _errs500 = errors;
-const _errs501 = errors;
-let valid55 = false;
-const _errs502 = errors;
-if(typeof data154 !== "string"){
-let dataType180 = typeof data154;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data154;
+if(valid49){
+if(data159.max !== undefined){
+let data166 = data159.max;
+const _errs525 = errors;
+const _errs526 = errors;
+let valid56 = false;
+const _errs527 = errors;
+if(typeof data166 !== "string"){
+let dataType191 = typeof data166;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data166;
 }
-else if(data154 === null){
-coerced180 = "";
+else if(data166 === null){
+coerced191 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8883,15 +9379,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data154 = coerced180;
-if(data147 !== undefined){
-data147["max"] = coerced180;
+if(coerced191 !== undefined){
+data166 = coerced191;
+if(data159 !== undefined){
+data159["max"] = coerced191;
 }
 }
 }
-if("minimal" !== data154){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+if("minimal" !== data166){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8900,22 +9396,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs502 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs504 = errors;
-if(typeof data154 !== "string"){
-let dataType181 = typeof data154;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data154;
+var _valid18 = _errs527 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs529 = errors;
+if(typeof data166 !== "string"){
+let dataType192 = typeof data166;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data166;
 }
-else if(data154 === null){
-coerced181 = "";
+else if(data166 === null){
+coerced192 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8925,15 +9421,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data154 = coerced181;
-if(data147 !== undefined){
-data147["max"] = coerced181;
+if(coerced192 !== undefined){
+data166 = coerced192;
+if(data159 !== undefined){
+data159["max"] = coerced192;
 }
 }
 }
-if("low" !== data154){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+if("low" !== data166){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8942,22 +9438,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs504 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs506 = errors;
-if(typeof data154 !== "string"){
-let dataType182 = typeof data154;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data154;
+var _valid18 = _errs529 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs531 = errors;
+if(typeof data166 !== "string"){
+let dataType193 = typeof data166;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data166;
 }
-else if(data154 === null){
-coerced182 = "";
+else if(data166 === null){
+coerced193 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8967,15 +9463,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data154 = coerced182;
-if(data147 !== undefined){
-data147["max"] = coerced182;
+if(coerced193 !== undefined){
+data166 = coerced193;
+if(data159 !== undefined){
+data159["max"] = coerced193;
 }
 }
 }
-if("medium" !== data154){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+if("medium" !== data166){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8984,22 +9480,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs506 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs508 = errors;
-if(typeof data154 !== "string"){
-let dataType183 = typeof data154;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data154;
+var _valid18 = _errs531 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs533 = errors;
+if(typeof data166 !== "string"){
+let dataType194 = typeof data166;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data166;
 }
-else if(data154 === null){
-coerced183 = "";
+else if(data166 === null){
+coerced194 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9009,15 +9505,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data154 = coerced183;
-if(data147 !== undefined){
-data147["max"] = coerced183;
+if(coerced194 !== undefined){
+data166 = coerced194;
+if(data159 !== undefined){
+data159["max"] = coerced194;
 }
 }
 }
-if("high" !== data154){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+if("high" !== data166){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9026,22 +9522,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs508 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs510 = errors;
-if(typeof data154 !== "string"){
-let dataType184 = typeof data154;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data154;
+var _valid18 = _errs533 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs535 = errors;
+if(typeof data166 !== "string"){
+let dataType195 = typeof data166;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data166;
 }
-else if(data154 === null){
-coerced184 = "";
+else if(data166 === null){
+coerced195 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9051,15 +9547,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data154 = coerced184;
-if(data147 !== undefined){
-data147["max"] = coerced184;
+if(coerced195 !== undefined){
+data166 = coerced195;
+if(data159 !== undefined){
+data159["max"] = coerced195;
 }
 }
 }
-if("xhigh" !== data154){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+if("xhigh" !== data166){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9068,22 +9564,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs510 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs512 = errors;
-if(typeof data154 !== "string"){
-let dataType185 = typeof data154;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data154;
+var _valid18 = _errs535 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs537 = errors;
+if(typeof data166 !== "string"){
+let dataType196 = typeof data166;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data166;
 }
-else if(data154 === null){
-coerced185 = "";
+else if(data166 === null){
+coerced196 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data166};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9093,15 +9589,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data154 = coerced185;
-if(data147 !== undefined){
-data147["max"] = coerced185;
+if(coerced196 !== undefined){
+data166 = coerced196;
+if(data159 !== undefined){
+data159["max"] = coerced196;
 }
 }
 }
-if("max" !== data154){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+if("max" !== data166){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data166};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9110,15 +9606,15 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs512 === errors;
-valid55 = valid55 || _valid18;
+var _valid18 = _errs537 === errors;
+valid56 = valid56 || _valid18;
 }
 }
 }
 }
 }
-if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data154};
+if(!valid56){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data166};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9130,20 +9626,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs501;
+errors = _errs526;
 if(vErrors !== null){
-if(_errs501){
-vErrors.length = _errs501;
+if(_errs526){
+vErrors.length = _errs526;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs500 === errors;
+var valid49 = _errs525 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
 }
 }
@@ -9154,1149 +9650,308 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data159}];
 return false;
 }
 }
-var valid42 = _errs413 === errors;
+var valid43 = _errs438 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data146.answer_tokens !== undefined){
+let data167 = data146.answer_tokens;
+const _errs539 = errors;
+if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
+let dataType197 = typeof data167;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 === "boolean" || data167 === null
+              || (dataType197 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
+coerced197 = +data167;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data167}];
+return false;
+}
+}
+if(coerced197 !== undefined){
+data167 = coerced197;
+if(data146 !== undefined){
+data146["answer_tokens"] = coerced197;
+}
+}
+}
+if(errors === _errs539){
+if(typeof data167 == "number"){
+if(data167 < 1 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data167}];
+return false;
+}
+}
+}
+var valid43 = _errs539 === errors;
+}
+else {
+var valid43 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+return false;
+}
+}
+var valid42 = _errs378 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data134.answer_tokens !== undefined){
-let data155 = data134.answer_tokens;
-const _errs514 = errors;
-if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
-let dataType186 = typeof data155;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data155 === null
-              || (dataType186 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
-coerced186 = +data155;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
-return false;
-}
-}
-if(coerced186 !== undefined){
-data155 = coerced186;
-if(data134 !== undefined){
-data134["answer_tokens"] = coerced186;
-}
-}
-}
-if(errors === _errs514){
-if(typeof data155 == "number"){
-if(data155 < 1 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
-return false;
-}
-}
-}
-var valid42 = _errs514 === errors;
-}
-else {
-var valid42 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
-return false;
-}
-}
-var valid41 = _errs353 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.pricing !== undefined){
-let data156 = data127.pricing;
-const _errs516 = errors;
-if(errors === _errs516){
-if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
-let missing6;
-if(((data156.input === undefined) && (missing6 = "input")) || ((data156.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
-return false;
-}
-else {
-const _errs518 = errors;
-for(const key30 in data156){
-if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
-return false;
-break;
-}
-}
-if(_errs518 === errors){
-if(data156.input !== undefined){
-let data157 = data156.input;
-const _errs519 = errors;
-if(!(typeof data157 == "number")){
-let dataType187 = typeof data157;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data157 === null
-              || (dataType187 == "string" && data157 && data157 == +data157)){
-coerced187 = +data157;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data157 = coerced187;
-if(data156 !== undefined){
-data156["input"] = coerced187;
-}
-}
-}
-if(errors === _errs519){
-if(typeof data157 == "number"){
-if(data157 < 0 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
-return false;
-}
-}
-}
-var valid56 = _errs519 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.output !== undefined){
-let data158 = data156.output;
-const _errs521 = errors;
-if(!(typeof data158 == "number")){
-let dataType188 = typeof data158;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "boolean" || data158 === null
-              || (dataType188 == "string" && data158 && data158 == +data158)){
-coerced188 = +data158;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
-return false;
-}
-}
-if(coerced188 !== undefined){
-data158 = coerced188;
-if(data156 !== undefined){
-data156["output"] = coerced188;
-}
-}
-}
-if(errors === _errs521){
-if(typeof data158 == "number"){
-if(data158 < 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
-return false;
-}
-}
-}
-var valid56 = _errs521 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.cached_input !== undefined){
-let data159 = data156.cached_input;
-const _errs523 = errors;
-if(!(typeof data159 == "number")){
-let dataType189 = typeof data159;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "boolean" || data159 === null
-              || (dataType189 == "string" && data159 && data159 == +data159)){
-coerced189 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
-return false;
-}
-}
-if(coerced189 !== undefined){
-data159 = coerced189;
-if(data156 !== undefined){
-data156["cached_input"] = coerced189;
-}
-}
-}
-if(errors === _errs523){
-if(typeof data159 == "number"){
-if(data159 < 0 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
-return false;
-}
-}
-}
-var valid56 = _errs523 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.cache_write !== undefined){
-let data160 = data156.cache_write;
-const _errs525 = errors;
-if(!(typeof data160 == "number")){
-let dataType190 = typeof data160;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "boolean" || data160 === null
-              || (dataType190 == "string" && data160 && data160 == +data160)){
-coerced190 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
-return false;
-}
-}
-if(coerced190 !== undefined){
-data160 = coerced190;
-if(data156 !== undefined){
-data156["cache_write"] = coerced190;
-}
-}
-}
-if(errors === _errs525){
-if(typeof data160 == "number"){
-if(data160 < 0 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
-return false;
-}
-}
-}
-var valid56 = _errs525 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.cache_write_1h !== undefined){
-let data161 = data156.cache_write_1h;
-const _errs527 = errors;
-if(!(typeof data161 == "number")){
-let dataType191 = typeof data161;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "boolean" || data161 === null
-              || (dataType191 == "string" && data161 && data161 == +data161)){
-coerced191 = +data161;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
-return false;
-}
-}
-if(coerced191 !== undefined){
-data161 = coerced191;
-if(data156 !== undefined){
-data156["cache_write_1h"] = coerced191;
-}
-}
-}
-if(errors === _errs527){
-if(typeof data161 == "number"){
-if(data161 < 0 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
-return false;
-}
-}
-}
-var valid56 = _errs527 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.reasoning !== undefined){
-let data162 = data156.reasoning;
-const _errs529 = errors;
-if(!(typeof data162 == "number")){
-let dataType192 = typeof data162;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "boolean" || data162 === null
-              || (dataType192 == "string" && data162 && data162 == +data162)){
-coerced192 = +data162;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
-return false;
-}
-}
-if(coerced192 !== undefined){
-data162 = coerced192;
-if(data156 !== undefined){
-data156["reasoning"] = coerced192;
-}
-}
-}
-if(errors === _errs529){
-if(typeof data162 == "number"){
-if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
-return false;
-}
-}
-}
-var valid56 = _errs529 === errors;
-}
-else {
-var valid56 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
-return false;
-}
-}
-var valid41 = _errs516 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.priced_features !== undefined){
-let data163 = data127.priced_features;
-const _errs531 = errors;
-if(errors === _errs531){
-if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
-const _errs533 = errors;
-for(const key31 in data163){
-if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
-return false;
-break;
-}
-}
-if(_errs533 === errors){
-if(data163.server_tools !== undefined){
-let data164 = data163.server_tools;
-const _errs534 = errors;
-if(errors === _errs534){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-if(Object.keys(data164).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
-return false;
-}
-else {
-var valid58 = true;
-for(const key32 in data164){
-if(pattern6.test(key32)){
-let data165 = data164[key32];
-const _errs536 = errors;
-if(errors === _errs536){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-let missing7;
-if((data165.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-}
-else {
-const _errs538 = errors;
-for(const key33 in data165){
-if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-break;
-}
-}
-if(_errs538 === errors){
-if(data165.usd_per_call !== undefined){
-let data166 = data165.usd_per_call;
-const _errs539 = errors;
-if(!(typeof data166 == "number")){
-let dataType193 = typeof data166;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data166 === null
-              || (dataType193 == "string" && data166 && data166 == +data166)){
-coerced193 = +data166;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
-return false;
-}
-}
-if(coerced193 !== undefined){
-data166 = coerced193;
-if(data165 !== undefined){
-data165["usd_per_call"] = coerced193;
-}
-}
-}
-if(errors === _errs539){
-if(typeof data166 == "number"){
-if(data166 < 0 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
-return false;
-}
-}
-}
-var valid59 = _errs539 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data165.max_calls !== undefined){
-let data167 = data165.max_calls;
+if(data139.pricing !== undefined){
+let data168 = data139.pricing;
 const _errs541 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType194 = typeof data167;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 === "boolean" || data167 === null
-              || (dataType194 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced194 = +data167;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
-}
-if(coerced194 !== undefined){
-data167 = coerced194;
-if(data165 !== undefined){
-data165["max_calls"] = coerced194;
-}
-}
-}
 if(errors === _errs541){
-if(typeof data167 == "number"){
-if(data167 > 1000 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
-else {
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
-}
-}
-}
-var valid59 = _errs541 === errors;
-}
-else {
-var valid59 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-}
-}
-var valid58 = _errs536 === errors;
-if(!valid58){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
-return false;
-}
-}
-var valid57 = _errs534 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data163.service_tiers !== undefined){
-let data168 = data163.service_tiers;
-const _errs543 = errors;
-if(errors === _errs543){
 if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-if(Object.keys(data168).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
+let missing6;
+if(((data168.input === undefined) && (missing6 = "input")) || ((data168.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
 return false;
 }
 else {
-var valid60 = true;
-for(const key34 in data168){
-if(pattern6.test(key34)){
-let data169 = data168[key34];
-const _errs545 = errors;
-if(errors === _errs545){
-if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-let missing8;
-if((data169.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-}
-else {
-const _errs547 = errors;
-for(const key35 in data169){
-if(!(key35 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
+const _errs543 = errors;
+for(const key31 in data168){
+if(!((((((key31 === "input") || (key31 === "output")) || (key31 === "cached_input")) || (key31 === "cache_write")) || (key31 === "cache_write_1h")) || (key31 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
 return false;
 break;
 }
 }
-if(_errs547 === errors){
-if(data169.pricing !== undefined){
-let data170 = data169.pricing;
-const _errs548 = errors;
-if(errors === _errs548){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-let missing9;
-if(((data170.input === undefined) && (missing9 = "input")) || ((data170.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-}
-else {
-const _errs550 = errors;
-for(const key36 in data170){
-if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-break;
-}
-}
-if(_errs550 === errors){
-if(data170.input !== undefined){
-let data171 = data170.input;
-const _errs551 = errors;
-if(!(typeof data171 == "number")){
-let dataType195 = typeof data171;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "boolean" || data171 === null
-              || (dataType195 == "string" && data171 && data171 == +data171)){
-coerced195 = +data171;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
-return false;
-}
-}
-if(coerced195 !== undefined){
-data171 = coerced195;
-if(data170 !== undefined){
-data170["input"] = coerced195;
-}
-}
-}
-if(errors === _errs551){
-if(typeof data171 == "number"){
-if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
-return false;
-}
-}
-}
-var valid62 = _errs551 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.output !== undefined){
-let data172 = data170.output;
-const _errs553 = errors;
-if(!(typeof data172 == "number")){
-let dataType196 = typeof data172;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "boolean" || data172 === null
-              || (dataType196 == "string" && data172 && data172 == +data172)){
-coerced196 = +data172;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
-return false;
-}
-}
-if(coerced196 !== undefined){
-data172 = coerced196;
-if(data170 !== undefined){
-data170["output"] = coerced196;
-}
-}
-}
-if(errors === _errs553){
-if(typeof data172 == "number"){
-if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
-return false;
-}
-}
-}
-var valid62 = _errs553 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cached_input !== undefined){
-let data173 = data170.cached_input;
-const _errs555 = errors;
-if(!(typeof data173 == "number")){
-let dataType197 = typeof data173;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "boolean" || data173 === null
-              || (dataType197 == "string" && data173 && data173 == +data173)){
-coerced197 = +data173;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
-return false;
-}
-}
-if(coerced197 !== undefined){
-data173 = coerced197;
-if(data170 !== undefined){
-data170["cached_input"] = coerced197;
-}
-}
-}
-if(errors === _errs555){
-if(typeof data173 == "number"){
-if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
-return false;
-}
-}
-}
-var valid62 = _errs555 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cache_write !== undefined){
-let data174 = data170.cache_write;
-const _errs557 = errors;
-if(!(typeof data174 == "number")){
-let dataType198 = typeof data174;
+if(_errs543 === errors){
+if(data168.input !== undefined){
+let data169 = data168.input;
+const _errs544 = errors;
+if(!(typeof data169 == "number")){
+let dataType198 = typeof data169;
 let coerced198 = undefined;
 if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data174 === null
-              || (dataType198 == "string" && data174 && data174 == +data174)){
-coerced198 = +data174;
+if(dataType198 == "boolean" || data169 === null
+              || (dataType198 == "string" && data169 && data169 == +data169)){
+coerced198 = +data169;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data169}];
 return false;
 }
 }
 if(coerced198 !== undefined){
-data174 = coerced198;
-if(data170 !== undefined){
-data170["cache_write"] = coerced198;
+data169 = coerced198;
+if(data168 !== undefined){
+data168["input"] = coerced198;
 }
 }
 }
-if(errors === _errs557){
-if(typeof data174 == "number"){
-if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
+if(errors === _errs544){
+if(typeof data169 == "number"){
+if(data169 < 0 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data169}];
 return false;
 }
 }
 }
-var valid62 = _errs557 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cache_write_1h !== undefined){
-let data175 = data170.cache_write_1h;
-const _errs559 = errors;
-if(!(typeof data175 == "number")){
-let dataType199 = typeof data175;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "boolean" || data175 === null
-              || (dataType199 == "string" && data175 && data175 == +data175)){
-coerced199 = +data175;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
-return false;
-}
-}
-if(coerced199 !== undefined){
-data175 = coerced199;
-if(data170 !== undefined){
-data170["cache_write_1h"] = coerced199;
-}
-}
-}
-if(errors === _errs559){
-if(typeof data175 == "number"){
-if(data175 < 0 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
-return false;
-}
-}
-}
-var valid62 = _errs559 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.reasoning !== undefined){
-let data176 = data170.reasoning;
-const _errs561 = errors;
-if(!(typeof data176 == "number")){
-let dataType200 = typeof data176;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data176 === null
-              || (dataType200 == "string" && data176 && data176 == +data176)){
-coerced200 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data176 = coerced200;
-if(data170 !== undefined){
-data170["reasoning"] = coerced200;
-}
-}
-}
-if(errors === _errs561){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
-return false;
-}
-}
-}
-var valid62 = _errs561 === errors;
-}
-else {
-var valid62 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-}
-}
-var valid60 = _errs545 === errors;
-if(!valid60){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
-return false;
-}
-}
-var valid57 = _errs543 === errors;
+var valid57 = _errs544 === errors;
 }
 else {
 var valid57 = true;
 }
 if(valid57){
-if(data163.betas !== undefined){
-let data177 = data163.betas;
-const _errs563 = errors;
-if(errors === _errs563){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
-if(Object.keys(data177).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
-return false;
+if(data168.output !== undefined){
+let data170 = data168.output;
+const _errs546 = errors;
+if(!(typeof data170 == "number")){
+let dataType199 = typeof data170;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "boolean" || data170 === null
+              || (dataType199 == "string" && data170 && data170 == +data170)){
+coerced199 = +data170;
 }
 else {
-var valid63 = true;
-for(const key37 in data177){
-if(pattern6.test(key37)){
-let data178 = data177[key37];
-const _errs565 = errors;
-if(errors === _errs565){
-if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
-let missing10;
-if((data178.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data170}];
 return false;
+}
+}
+if(coerced199 !== undefined){
+data170 = coerced199;
+if(data168 !== undefined){
+data168["output"] = coerced199;
+}
+}
+}
+if(errors === _errs546){
+if(typeof data170 == "number"){
+if(data170 < 0 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data170}];
+return false;
+}
+}
+}
+var valid57 = _errs546 === errors;
 }
 else {
-const _errs567 = errors;
-for(const key38 in data178){
-if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-break;
+var valid57 = true;
 }
-}
-if(_errs567 === errors){
-if(data178.pricing !== undefined){
-let data179 = data178.pricing;
-const _errs568 = errors;
-if(errors === _errs568){
-if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-let missing11;
-if(((data179.input === undefined) && (missing11 = "input")) || ((data179.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
-return false;
+if(valid57){
+if(data168.cached_input !== undefined){
+let data171 = data168.cached_input;
+const _errs548 = errors;
+if(!(typeof data171 == "number")){
+let dataType200 = typeof data171;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "boolean" || data171 === null
+              || (dataType200 == "string" && data171 && data171 == +data171)){
+coerced200 = +data171;
 }
 else {
-const _errs570 = errors;
-for(const key39 in data179){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data171}];
 return false;
-break;
 }
 }
-if(_errs570 === errors){
-if(data179.input !== undefined){
-let data180 = data179.input;
-const _errs571 = errors;
-if(!(typeof data180 == "number")){
-let dataType201 = typeof data180;
+if(coerced200 !== undefined){
+data171 = coerced200;
+if(data168 !== undefined){
+data168["cached_input"] = coerced200;
+}
+}
+}
+if(errors === _errs548){
+if(typeof data171 == "number"){
+if(data171 < 0 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data171}];
+return false;
+}
+}
+}
+var valid57 = _errs548 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data168.cache_write !== undefined){
+let data172 = data168.cache_write;
+const _errs550 = errors;
+if(!(typeof data172 == "number")){
+let dataType201 = typeof data172;
 let coerced201 = undefined;
 if(!(coerced201 !== undefined)){
-if(dataType201 == "boolean" || data180 === null
-              || (dataType201 == "string" && data180 && data180 == +data180)){
-coerced201 = +data180;
+if(dataType201 == "boolean" || data172 === null
+              || (dataType201 == "string" && data172 && data172 == +data172)){
+coerced201 = +data172;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data172}];
 return false;
 }
 }
 if(coerced201 !== undefined){
-data180 = coerced201;
-if(data179 !== undefined){
-data179["input"] = coerced201;
+data172 = coerced201;
+if(data168 !== undefined){
+data168["cache_write"] = coerced201;
 }
 }
 }
-if(errors === _errs571){
-if(typeof data180 == "number"){
-if(data180 < 0 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
+if(errors === _errs550){
+if(typeof data172 == "number"){
+if(data172 < 0 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data172}];
 return false;
 }
 }
 }
-var valid65 = _errs571 === errors;
+var valid57 = _errs550 === errors;
 }
 else {
-var valid65 = true;
+var valid57 = true;
 }
-if(valid65){
-if(data179.output !== undefined){
-let data181 = data179.output;
-const _errs573 = errors;
-if(!(typeof data181 == "number")){
-let dataType202 = typeof data181;
+if(valid57){
+if(data168.cache_write_1h !== undefined){
+let data173 = data168.cache_write_1h;
+const _errs552 = errors;
+if(!(typeof data173 == "number")){
+let dataType202 = typeof data173;
 let coerced202 = undefined;
 if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data181 === null
-              || (dataType202 == "string" && data181 && data181 == +data181)){
-coerced202 = +data181;
+if(dataType202 == "boolean" || data173 === null
+              || (dataType202 == "string" && data173 && data173 == +data173)){
+coerced202 = +data173;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data173}];
 return false;
 }
 }
 if(coerced202 !== undefined){
-data181 = coerced202;
-if(data179 !== undefined){
-data179["output"] = coerced202;
+data173 = coerced202;
+if(data168 !== undefined){
+data168["cache_write_1h"] = coerced202;
 }
 }
 }
-if(errors === _errs573){
-if(typeof data181 == "number"){
-if(data181 < 0 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
+if(errors === _errs552){
+if(typeof data173 == "number"){
+if(data173 < 0 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data173}];
 return false;
 }
 }
 }
-var valid65 = _errs573 === errors;
+var valid57 = _errs552 === errors;
 }
 else {
-var valid65 = true;
+var valid57 = true;
 }
-if(valid65){
-if(data179.cached_input !== undefined){
-let data182 = data179.cached_input;
-const _errs575 = errors;
-if(!(typeof data182 == "number")){
-let dataType203 = typeof data182;
+if(valid57){
+if(data168.reasoning !== undefined){
+let data174 = data168.reasoning;
+const _errs554 = errors;
+if(!(typeof data174 == "number")){
+let dataType203 = typeof data174;
 let coerced203 = undefined;
 if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data182 === null
-              || (dataType203 == "string" && data182 && data182 == +data182)){
-coerced203 = +data182;
+if(dataType203 == "boolean" || data174 === null
+              || (dataType203 == "string" && data174 && data174 == +data174)){
+coerced203 = +data174;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data174}];
 return false;
 }
 }
 if(coerced203 !== undefined){
-data182 = coerced203;
-if(data179 !== undefined){
-data179["cached_input"] = coerced203;
+data174 = coerced203;
+if(data168 !== undefined){
+data168["reasoning"] = coerced203;
 }
 }
 }
-if(errors === _errs575){
-if(typeof data182 == "number"){
-if(data182 < 0 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+if(errors === _errs554){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data174}];
 return false;
 }
 }
 }
-var valid65 = _errs575 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data179.cache_write !== undefined){
-let data183 = data179.cache_write;
-const _errs577 = errors;
-if(!(typeof data183 == "number")){
-let dataType204 = typeof data183;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data183 === null
-              || (dataType204 == "string" && data183 && data183 == +data183)){
-coerced204 = +data183;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
-return false;
-}
-}
-if(coerced204 !== undefined){
-data183 = coerced204;
-if(data179 !== undefined){
-data179["cache_write"] = coerced204;
-}
-}
-}
-if(errors === _errs577){
-if(typeof data183 == "number"){
-if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
-return false;
-}
-}
-}
-var valid65 = _errs577 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data179.cache_write_1h !== undefined){
-let data184 = data179.cache_write_1h;
-const _errs579 = errors;
-if(!(typeof data184 == "number")){
-let dataType205 = typeof data184;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "boolean" || data184 === null
-              || (dataType205 == "string" && data184 && data184 == +data184)){
-coerced205 = +data184;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
-return false;
-}
-}
-if(coerced205 !== undefined){
-data184 = coerced205;
-if(data179 !== undefined){
-data179["cache_write_1h"] = coerced205;
-}
-}
-}
-if(errors === _errs579){
-if(typeof data184 == "number"){
-if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
-return false;
-}
-}
-}
-var valid65 = _errs579 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data179.reasoning !== undefined){
-let data185 = data179.reasoning;
-const _errs581 = errors;
-if(!(typeof data185 == "number")){
-let dataType206 = typeof data185;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data185 === null
-              || (dataType206 == "string" && data185 && data185 == +data185)){
-coerced206 = +data185;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
-return false;
-}
-}
-if(coerced206 !== undefined){
-data185 = coerced206;
-if(data179 !== undefined){
-data179["reasoning"] = coerced206;
-}
-}
-}
-if(errors === _errs581){
-if(typeof data185 == "number"){
-if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
-return false;
-}
-}
-}
-var valid65 = _errs581 === errors;
-}
-else {
-var valid65 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
-return false;
-}
-}
-var valid64 = _errs568 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data178.min_prompt_tokens !== undefined){
-let data186 = data178.min_prompt_tokens;
-const _errs583 = errors;
-if(!((typeof data186 == "number") && (!(data186 % 1) && !isNaN(data186)))){
-let dataType207 = typeof data186;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 === "boolean" || data186 === null
-              || (dataType207 === "string" && data186 && data186 == +data186 && !(data186 % 1))){
-coerced207 = +data186;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
-return false;
-}
-}
-if(coerced207 !== undefined){
-data186 = coerced207;
-if(data178 !== undefined){
-data178["min_prompt_tokens"] = coerced207;
-}
-}
-}
-if(errors === _errs583){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
-return false;
-}
-}
-}
-var valid64 = _errs583 === errors;
-}
-else {
-var valid64 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-}
-}
-var valid63 = _errs565 === errors;
-if(!valid63){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
-return false;
-}
-}
-var valid57 = _errs563 === errors;
+var valid57 = _errs554 === errors;
 }
 else {
 var valid57 = true;
@@ -10305,199 +9960,1040 @@ var valid57 = true;
 }
 }
 }
+}
+}
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
 return false;
 }
 }
-var valid41 = _errs531 === errors;
+var valid42 = _errs541 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
 }
-if(valid41){
-if(data127.routes !== undefined){
-let data187 = data127.routes;
-const _errs585 = errors;
-if(errors === _errs585){
-if(Array.isArray(data187)){
-if(data187.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
-return false;
-}
-else {
-var valid66 = true;
-const len7 = data187.length;
-for(let i7=0; i7<len7; i7++){
-let data188 = data187[i7];
-const _errs587 = errors;
-if(errors === _errs587){
-if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
-let missing12;
-if((data188.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
-return false;
-}
-else {
-const _errs589 = errors;
-for(const key40 in data188){
-if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+if(valid42){
+if(data139.priced_features !== undefined){
+let data175 = data139.priced_features;
+const _errs556 = errors;
+if(errors === _errs556){
+if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
+const _errs558 = errors;
+for(const key32 in data175){
+if(!(((key32 === "server_tools") || (key32 === "service_tiers")) || (key32 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data175}];
 return false;
 break;
 }
 }
-if(_errs589 === errors){
-if(data188.node !== undefined){
-let data189 = data188.node;
-const _errs590 = errors;
-if(typeof data189 !== "string"){
-let dataType208 = typeof data189;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data189;
-}
-else if(data189 === null){
-coerced208 = "";
+if(_errs558 === errors){
+if(data175.server_tools !== undefined){
+let data176 = data175.server_tools;
+const _errs559 = errors;
+if(errors === _errs559){
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
+if(Object.keys(data176).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data176}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
+var valid59 = true;
+for(const key33 in data176){
+if(pattern6.test(key33)){
+let data177 = data176[key33];
+const _errs561 = errors;
+if(errors === _errs561){
+if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
+let missing7;
+if((data177.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+return false;
+}
+else {
+const _errs563 = errors;
+for(const key34 in data177){
+if(!((key34 === "usd_per_call") || (key34 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+return false;
+break;
+}
+}
+if(_errs563 === errors){
+if(data177.usd_per_call !== undefined){
+let data178 = data177.usd_per_call;
+const _errs564 = errors;
+if(!(typeof data178 == "number")){
+let dataType204 = typeof data178;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "boolean" || data178 === null
+              || (dataType204 == "string" && data178 && data178 == +data178)){
+coerced204 = +data178;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data178}];
+return false;
+}
+}
+if(coerced204 !== undefined){
+data178 = coerced204;
+if(data177 !== undefined){
+data177["usd_per_call"] = coerced204;
+}
+}
+}
+if(errors === _errs564){
+if(typeof data178 == "number"){
+if(data178 < 0 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data178}];
+return false;
+}
+}
+}
+var valid60 = _errs564 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data177.max_calls !== undefined){
+let data179 = data177.max_calls;
+const _errs566 = errors;
+if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
+let dataType205 = typeof data179;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 === "boolean" || data179 === null
+              || (dataType205 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
+coerced205 = +data179;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
+return false;
+}
+}
+if(coerced205 !== undefined){
+data179 = coerced205;
+if(data177 !== undefined){
+data177["max_calls"] = coerced205;
+}
+}
+}
+if(errors === _errs566){
+if(typeof data179 == "number"){
+if(data179 > 1000 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
+return false;
+}
+else {
+if(data179 < 1 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
+return false;
+}
+}
+}
+}
+var valid60 = _errs566 === errors;
+}
+else {
+var valid60 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+return false;
+}
+}
+var valid59 = _errs561 === errors;
+if(!valid59){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data176}];
+return false;
+}
+}
+var valid58 = _errs559 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data175.service_tiers !== undefined){
+let data180 = data175.service_tiers;
+const _errs568 = errors;
+if(errors === _errs568){
+if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+if(Object.keys(data180).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data180}];
+return false;
+}
+else {
+var valid61 = true;
+for(const key35 in data180){
+if(pattern6.test(key35)){
+let data181 = data180[key35];
+const _errs570 = errors;
+if(errors === _errs570){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+let missing8;
+if((data181.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+return false;
+}
+else {
+const _errs572 = errors;
+for(const key36 in data181){
+if(!(key36 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+return false;
+break;
+}
+}
+if(_errs572 === errors){
+if(data181.pricing !== undefined){
+let data182 = data181.pricing;
+const _errs573 = errors;
+if(errors === _errs573){
+if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
+let missing9;
+if(((data182.input === undefined) && (missing9 = "input")) || ((data182.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+return false;
+}
+else {
+const _errs575 = errors;
+for(const key37 in data182){
+if(!((((((key37 === "input") || (key37 === "output")) || (key37 === "cached_input")) || (key37 === "cache_write")) || (key37 === "cache_write_1h")) || (key37 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+return false;
+break;
+}
+}
+if(_errs575 === errors){
+if(data182.input !== undefined){
+let data183 = data182.input;
+const _errs576 = errors;
+if(!(typeof data183 == "number")){
+let dataType206 = typeof data183;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "boolean" || data183 === null
+              || (dataType206 == "string" && data183 && data183 == +data183)){
+coerced206 = +data183;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data183 = coerced206;
+if(data182 !== undefined){
+data182["input"] = coerced206;
+}
+}
+}
+if(errors === _errs576){
+if(typeof data183 == "number"){
+if(data183 < 0 || isNaN(data183)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
+return false;
+}
+}
+}
+var valid63 = _errs576 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data182.output !== undefined){
+let data184 = data182.output;
+const _errs578 = errors;
+if(!(typeof data184 == "number")){
+let dataType207 = typeof data184;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "boolean" || data184 === null
+              || (dataType207 == "string" && data184 && data184 == +data184)){
+coerced207 = +data184;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data184 = coerced207;
+if(data182 !== undefined){
+data182["output"] = coerced207;
+}
+}
+}
+if(errors === _errs578){
+if(typeof data184 == "number"){
+if(data184 < 0 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
+return false;
+}
+}
+}
+var valid63 = _errs578 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data182.cached_input !== undefined){
+let data185 = data182.cached_input;
+const _errs580 = errors;
+if(!(typeof data185 == "number")){
+let dataType208 = typeof data185;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "boolean" || data185 === null
+              || (dataType208 == "string" && data185 && data185 == +data185)){
+coerced208 = +data185;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
 return false;
 }
 }
 if(coerced208 !== undefined){
-data189 = coerced208;
-if(data188 !== undefined){
-data188["node"] = coerced208;
+data185 = coerced208;
+if(data182 !== undefined){
+data182["cached_input"] = coerced208;
 }
 }
 }
-if(errors === _errs590){
-if(typeof data189 === "string"){
-if(func3(data189) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
+if(errors === _errs580){
+if(typeof data185 == "number"){
+if(data185 < 0 || isNaN(data185)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
 return false;
 }
 }
 }
-var valid67 = _errs590 === errors;
+var valid63 = _errs580 === errors;
 }
 else {
-var valid67 = true;
+var valid63 = true;
 }
-if(valid67){
-if(data188.model !== undefined){
-let data190 = data188.model;
-const _errs592 = errors;
-if(typeof data190 !== "string"){
-let dataType209 = typeof data190;
+if(valid63){
+if(data182.cache_write !== undefined){
+let data186 = data182.cache_write;
+const _errs582 = errors;
+if(!(typeof data186 == "number")){
+let dataType209 = typeof data186;
 let coerced209 = undefined;
 if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data190;
-}
-else if(data190 === null){
-coerced209 = "";
+if(dataType209 == "boolean" || data186 === null
+              || (dataType209 == "string" && data186 && data186 == +data186)){
+coerced209 = +data186;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
 return false;
 }
 }
 if(coerced209 !== undefined){
-data190 = coerced209;
-if(data188 !== undefined){
-data188["model"] = coerced209;
+data186 = coerced209;
+if(data182 !== undefined){
+data182["cache_write"] = coerced209;
 }
 }
 }
-if(errors === _errs592){
-if(typeof data190 === "string"){
-if(func3(data190) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
+if(errors === _errs582){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
 return false;
 }
 }
 }
-var valid67 = _errs592 === errors;
+var valid63 = _errs582 === errors;
 }
 else {
-var valid67 = true;
+var valid63 = true;
 }
-if(valid67){
-if(data188.weight !== undefined){
-let data191 = data188.weight;
-const _errs594 = errors;
-if(!(typeof data191 == "number")){
-let dataType210 = typeof data191;
+if(valid63){
+if(data182.cache_write_1h !== undefined){
+let data187 = data182.cache_write_1h;
+const _errs584 = errors;
+if(!(typeof data187 == "number")){
+let dataType210 = typeof data187;
 let coerced210 = undefined;
 if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data191 === null
-              || (dataType210 == "string" && data191 && data191 == +data191)){
-coerced210 = +data191;
+if(dataType210 == "boolean" || data187 === null
+              || (dataType210 == "string" && data187 && data187 == +data187)){
+coerced210 = +data187;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
 return false;
 }
 }
 if(coerced210 !== undefined){
-data191 = coerced210;
-if(data188 !== undefined){
-data188["weight"] = coerced210;
+data187 = coerced210;
+if(data182 !== undefined){
+data182["cache_write_1h"] = coerced210;
 }
 }
 }
-if(errors === _errs594){
-if(typeof data191 == "number"){
-if(data191 <= 0 || isNaN(data191)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
+if(errors === _errs584){
+if(typeof data187 == "number"){
+if(data187 < 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
 return false;
 }
 }
 }
-var valid67 = _errs594 === errors;
+var valid63 = _errs584 === errors;
 }
 else {
-var valid67 = true;
+var valid63 = true;
 }
-if(valid67){
-if(data188.priority !== undefined){
-let data192 = data188.priority;
-const _errs596 = errors;
-if(!((typeof data192 == "number") && (!(data192 % 1) && !isNaN(data192)))){
-let dataType211 = typeof data192;
+if(valid63){
+if(data182.reasoning !== undefined){
+let data188 = data182.reasoning;
+const _errs586 = errors;
+if(!(typeof data188 == "number")){
+let dataType211 = typeof data188;
 let coerced211 = undefined;
 if(!(coerced211 !== undefined)){
-if(dataType211 === "boolean" || data192 === null
-              || (dataType211 === "string" && data192 && data192 == +data192 && !(data192 % 1))){
-coerced211 = +data192;
+if(dataType211 == "boolean" || data188 === null
+              || (dataType211 == "string" && data188 && data188 == +data188)){
+coerced211 = +data188;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
 return false;
 }
 }
 if(coerced211 !== undefined){
-data192 = coerced211;
-if(data188 !== undefined){
-data188["priority"] = coerced211;
+data188 = coerced211;
+if(data182 !== undefined){
+data182["reasoning"] = coerced211;
+}
+}
+}
+if(errors === _errs586){
+if(typeof data188 == "number"){
+if(data188 < 0 || isNaN(data188)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
+return false;
+}
+}
+}
+var valid63 = _errs586 === errors;
+}
+else {
+var valid63 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+return false;
+}
+}
+var valid61 = _errs570 === errors;
+if(!valid61){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data180}];
+return false;
+}
+}
+var valid58 = _errs568 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data175.betas !== undefined){
+let data189 = data175.betas;
+const _errs588 = errors;
+if(errors === _errs588){
+if(data189 && typeof data189 == "object" && !Array.isArray(data189)){
+if(Object.keys(data189).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data189}];
+return false;
+}
+else {
+var valid64 = true;
+for(const key38 in data189){
+if(pattern6.test(key38)){
+let data190 = data189[key38];
+const _errs590 = errors;
+if(errors === _errs590){
+if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
+let missing10;
+if((data190.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
+return false;
+}
+else {
+const _errs592 = errors;
+for(const key39 in data190){
+if(!((key39 === "pricing") || (key39 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
+return false;
+break;
+}
+}
+if(_errs592 === errors){
+if(data190.pricing !== undefined){
+let data191 = data190.pricing;
+const _errs593 = errors;
+if(errors === _errs593){
+if(data191 && typeof data191 == "object" && !Array.isArray(data191)){
+let missing11;
+if(((data191.input === undefined) && (missing11 = "input")) || ((data191.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+return false;
+}
+else {
+const _errs595 = errors;
+for(const key40 in data191){
+if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+return false;
+break;
+}
+}
+if(_errs595 === errors){
+if(data191.input !== undefined){
+let data192 = data191.input;
+const _errs596 = errors;
+if(!(typeof data192 == "number")){
+let dataType212 = typeof data192;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "boolean" || data192 === null
+              || (dataType212 == "string" && data192 && data192 == +data192)){
+coerced212 = +data192;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data192}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data192 = coerced212;
+if(data191 !== undefined){
+data191["input"] = coerced212;
 }
 }
 }
 if(errors === _errs596){
 if(typeof data192 == "number"){
 if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data192}];
 return false;
 }
 }
 }
-var valid67 = _errs596 === errors;
+var valid66 = _errs596 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data191.output !== undefined){
+let data193 = data191.output;
+const _errs598 = errors;
+if(!(typeof data193 == "number")){
+let dataType213 = typeof data193;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "boolean" || data193 === null
+              || (dataType213 == "string" && data193 && data193 == +data193)){
+coerced213 = +data193;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data193}];
+return false;
+}
+}
+if(coerced213 !== undefined){
+data193 = coerced213;
+if(data191 !== undefined){
+data191["output"] = coerced213;
+}
+}
+}
+if(errors === _errs598){
+if(typeof data193 == "number"){
+if(data193 < 0 || isNaN(data193)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data193}];
+return false;
+}
+}
+}
+var valid66 = _errs598 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data191.cached_input !== undefined){
+let data194 = data191.cached_input;
+const _errs600 = errors;
+if(!(typeof data194 == "number")){
+let dataType214 = typeof data194;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "boolean" || data194 === null
+              || (dataType214 == "string" && data194 && data194 == +data194)){
+coerced214 = +data194;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data194}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data194 = coerced214;
+if(data191 !== undefined){
+data191["cached_input"] = coerced214;
+}
+}
+}
+if(errors === _errs600){
+if(typeof data194 == "number"){
+if(data194 < 0 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data194}];
+return false;
+}
+}
+}
+var valid66 = _errs600 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data191.cache_write !== undefined){
+let data195 = data191.cache_write;
+const _errs602 = errors;
+if(!(typeof data195 == "number")){
+let dataType215 = typeof data195;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "boolean" || data195 === null
+              || (dataType215 == "string" && data195 && data195 == +data195)){
+coerced215 = +data195;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data195}];
+return false;
+}
+}
+if(coerced215 !== undefined){
+data195 = coerced215;
+if(data191 !== undefined){
+data191["cache_write"] = coerced215;
+}
+}
+}
+if(errors === _errs602){
+if(typeof data195 == "number"){
+if(data195 < 0 || isNaN(data195)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data195}];
+return false;
+}
+}
+}
+var valid66 = _errs602 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data191.cache_write_1h !== undefined){
+let data196 = data191.cache_write_1h;
+const _errs604 = errors;
+if(!(typeof data196 == "number")){
+let dataType216 = typeof data196;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "boolean" || data196 === null
+              || (dataType216 == "string" && data196 && data196 == +data196)){
+coerced216 = +data196;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data196}];
+return false;
+}
+}
+if(coerced216 !== undefined){
+data196 = coerced216;
+if(data191 !== undefined){
+data191["cache_write_1h"] = coerced216;
+}
+}
+}
+if(errors === _errs604){
+if(typeof data196 == "number"){
+if(data196 < 0 || isNaN(data196)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data196}];
+return false;
+}
+}
+}
+var valid66 = _errs604 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data191.reasoning !== undefined){
+let data197 = data191.reasoning;
+const _errs606 = errors;
+if(!(typeof data197 == "number")){
+let dataType217 = typeof data197;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "boolean" || data197 === null
+              || (dataType217 == "string" && data197 && data197 == +data197)){
+coerced217 = +data197;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data197}];
+return false;
+}
+}
+if(coerced217 !== undefined){
+data197 = coerced217;
+if(data191 !== undefined){
+data191["reasoning"] = coerced217;
+}
+}
+}
+if(errors === _errs606){
+if(typeof data197 == "number"){
+if(data197 < 0 || isNaN(data197)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data197}];
+return false;
+}
+}
+}
+var valid66 = _errs606 === errors;
+}
+else {
+var valid66 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+return false;
+}
+}
+var valid65 = _errs593 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data190.min_prompt_tokens !== undefined){
+let data198 = data190.min_prompt_tokens;
+const _errs608 = errors;
+if(!((typeof data198 == "number") && (!(data198 % 1) && !isNaN(data198)))){
+let dataType218 = typeof data198;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 === "boolean" || data198 === null
+              || (dataType218 === "string" && data198 && data198 == +data198 && !(data198 % 1))){
+coerced218 = +data198;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data198}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data198 = coerced218;
+if(data190 !== undefined){
+data190["min_prompt_tokens"] = coerced218;
+}
+}
+}
+if(errors === _errs608){
+if(typeof data198 == "number"){
+if(data198 < 0 || isNaN(data198)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data198}];
+return false;
+}
+}
+}
+var valid65 = _errs608 === errors;
+}
+else {
+var valid65 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
+return false;
+}
+}
+var valid64 = _errs590 === errors;
+if(!valid64){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data189}];
+return false;
+}
+}
+var valid58 = _errs588 === errors;
+}
+else {
+var valid58 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data175}];
+return false;
+}
+}
+var valid42 = _errs556 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data139.routes !== undefined){
+let data199 = data139.routes;
+const _errs610 = errors;
+if(errors === _errs610){
+if(Array.isArray(data199)){
+if(data199.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data199}];
+return false;
 }
 else {
 var valid67 = true;
+const len7 = data199.length;
+for(let i7=0; i7<len7; i7++){
+let data200 = data199[i7];
+const _errs612 = errors;
+if(errors === _errs612){
+if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+let missing12;
+if((data200.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+return false;
+}
+else {
+const _errs614 = errors;
+for(const key41 in data200){
+if(!((((key41 === "node") || (key41 === "model")) || (key41 === "weight")) || (key41 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+return false;
+break;
+}
+}
+if(_errs614 === errors){
+if(data200.node !== undefined){
+let data201 = data200.node;
+const _errs615 = errors;
+if(typeof data201 !== "string"){
+let dataType219 = typeof data201;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data201;
+}
+else if(data201 === null){
+coerced219 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data201}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data201 = coerced219;
+if(data200 !== undefined){
+data200["node"] = coerced219;
+}
+}
+}
+if(errors === _errs615){
+if(typeof data201 === "string"){
+if(func3(data201) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data201}];
+return false;
+}
+}
+}
+var valid68 = _errs615 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data200.model !== undefined){
+let data202 = data200.model;
+const _errs617 = errors;
+if(typeof data202 !== "string"){
+let dataType220 = typeof data202;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "number" || dataType220 == "boolean"){
+coerced220 = "" + data202;
+}
+else if(data202 === null){
+coerced220 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data202}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data202 = coerced220;
+if(data200 !== undefined){
+data200["model"] = coerced220;
+}
+}
+}
+if(errors === _errs617){
+if(typeof data202 === "string"){
+if(func3(data202) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data202}];
+return false;
+}
+}
+}
+var valid68 = _errs617 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data200.weight !== undefined){
+let data203 = data200.weight;
+const _errs619 = errors;
+if(!(typeof data203 == "number")){
+let dataType221 = typeof data203;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "boolean" || data203 === null
+              || (dataType221 == "string" && data203 && data203 == +data203)){
+coerced221 = +data203;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data203}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data203 = coerced221;
+if(data200 !== undefined){
+data200["weight"] = coerced221;
+}
+}
+}
+if(errors === _errs619){
+if(typeof data203 == "number"){
+if(data203 <= 0 || isNaN(data203)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data203}];
+return false;
+}
+}
+}
+var valid68 = _errs619 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data200.priority !== undefined){
+let data204 = data200.priority;
+const _errs621 = errors;
+if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+let dataType222 = typeof data204;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 === "boolean" || data204 === null
+              || (dataType222 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+coerced222 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data204}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data204 = coerced222;
+if(data200 !== undefined){
+data200["priority"] = coerced222;
+}
+}
+}
+if(errors === _errs621){
+if(typeof data204 == "number"){
+if(data204 < 0 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data204}];
+return false;
+}
+}
+}
+var valid68 = _errs621 === errors;
+}
+else {
+var valid68 = true;
 }
 }
 }
@@ -10506,466 +11002,518 @@ var valid67 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
 return false;
 }
 }
-var valid66 = _errs587 === errors;
-if(!valid66){
+var valid67 = _errs612 === errors;
+if(!valid67){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data199}];
 return false;
 }
 }
-var valid41 = _errs585 === errors;
+var valid42 = _errs610 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
+}
+if(valid42){
+if(data139.request_log !== undefined){
+let data205 = data139.request_log;
+const _errs623 = errors;
+if(errors === _errs623){
+if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
+const _errs625 = errors;
+for(const key42 in data205){
+if(!(key42 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data205}];
+return false;
+break;
 }
 }
+if(_errs625 === errors){
+if(data205.bodies !== undefined){
+let data206 = data205.bodies;
+if(typeof data206 !== "boolean"){
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(data206 === "false" || data206 === 0 || data206 === null){
+coerced223 = false;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
+else if(data206 === "true" || data206 === 1){
+coerced223 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data206}];
 return false;
 }
 }
-var valid40 = _errs338 === errors;
-if(!valid40){
+if(coerced223 !== undefined){
+data206 = coerced223;
+if(data205 !== undefined){
+data205["bodies"] = coerced223;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data205}];
+return false;
+}
+}
+var valid42 = _errs623 === errors;
+}
+else {
+var valid42 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data139}];
+return false;
+}
+}
+var valid41 = _errs363 === errors;
+if(!valid41){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data138}];
 return false;
 }
 }
-var valid0 = _errs336 === errors;
+var valid0 = _errs361 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data193 = data.accounts;
-const _errs598 = errors;
-if(errors === _errs598){
-if(Array.isArray(data193)){
-var valid68 = true;
-const len8 = data193.length;
-for(let i8=0; i8<len8; i8++){
-let data194 = data193[i8];
-const _errs600 = errors;
-if(errors === _errs600){
-if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
-let missing13;
-if((data194.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-}
-else {
-const _errs602 = errors;
-for(const key41 in data194){
-if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-break;
-}
-}
-if(_errs602 === errors){
-if(data194.id !== undefined){
-let data195 = data194.id;
-const _errs603 = errors;
-if(typeof data195 !== "string"){
-let dataType212 = typeof data195;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data195;
-}
-else if(data195 === null){
-coerced212 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-if(coerced212 !== undefined){
-data195 = coerced212;
-if(data194 !== undefined){
-data194["id"] = coerced212;
-}
-}
-}
-if(errors === _errs603){
-if(typeof data195 === "string"){
-if(func3(data195) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-else {
-if(!pattern9.test(data195)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs603 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.name !== undefined){
-let data196 = data194.name;
-const _errs605 = errors;
-if(typeof data196 !== "string"){
-let dataType213 = typeof data196;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data196;
-}
-else if(data196 === null){
-coerced213 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data196}];
-return false;
-}
-}
-if(coerced213 !== undefined){
-data196 = coerced213;
-if(data194 !== undefined){
-data194["name"] = coerced213;
-}
-}
-}
-var valid69 = _errs605 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.balance !== undefined){
-let data197 = data194.balance;
-const _errs607 = errors;
-if(!(typeof data197 == "number")){
-let dataType214 = typeof data197;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data197 === null
-              || (dataType214 == "string" && data197 && data197 == +data197)){
-coerced214 = +data197;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data197 = coerced214;
-if(data194 !== undefined){
-data194["balance"] = coerced214;
-}
-}
-}
-if(errors === _errs607){
-if(typeof data197 == "number"){
-if(data197 > 1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-else {
-if(data197 < -1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs607 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.allowed_models !== undefined){
-let data198 = data194.allowed_models;
-const _errs609 = errors;
-if(errors === _errs609){
-if(Array.isArray(data198)){
-var valid70 = true;
-const len9 = data198.length;
-for(let i9=0; i9<len9; i9++){
-let data199 = data198[i9];
-const _errs611 = errors;
-if(typeof data199 !== "string"){
-let dataType215 = typeof data199;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data199;
-}
-else if(data199 === null){
-coerced215 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
-return false;
-}
-}
-if(coerced215 !== undefined){
-data199 = coerced215;
-if(data198 !== undefined){
-data198[i9] = coerced215;
-}
-}
-}
-if(errors === _errs611){
-if(typeof data199 === "string"){
-if(func3(data199) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
-return false;
-}
-}
-}
-var valid70 = _errs611 === errors;
-if(!valid70){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data198}];
-return false;
-}
-}
-var valid69 = _errs609 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.limits !== undefined){
-let data200 = data194.limits;
-const _errs613 = errors;
-if(errors === _errs613){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
-const _errs615 = errors;
-for(const key42 in data200){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-break;
-}
-}
-if(_errs615 === errors){
-if(data200.rpm !== undefined){
-let data201 = data200.rpm;
-const _errs616 = errors;
-if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
-let dataType216 = typeof data201;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 === "boolean" || data201 === null
-              || (dataType216 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
-coerced216 = +data201;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
-return false;
-}
-}
-if(coerced216 !== undefined){
-data201 = coerced216;
-if(data200 !== undefined){
-data200["rpm"] = coerced216;
-}
-}
-}
-if(errors === _errs616){
-if(typeof data201 == "number"){
-if(data201 < 1 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
-return false;
-}
-}
-}
-var valid71 = _errs616 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data200.rps !== undefined){
-let data202 = data200.rps;
-const _errs618 = errors;
-if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
-let dataType217 = typeof data202;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 === "boolean" || data202 === null
-              || (dataType217 === "string" && data202 && data202 == +data202 && !(data202 % 1))){
-coerced217 = +data202;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
-return false;
-}
-}
-if(coerced217 !== undefined){
-data202 = coerced217;
-if(data200 !== undefined){
-data200["rps"] = coerced217;
-}
-}
-}
-if(errors === _errs618){
-if(typeof data202 == "number"){
-if(data202 < 1 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
-return false;
-}
-}
-}
-var valid71 = _errs618 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data200.tpm !== undefined){
-let data203 = data200.tpm;
-const _errs620 = errors;
-if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
-let dataType218 = typeof data203;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 === "boolean" || data203 === null
-              || (dataType218 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
-coerced218 = +data203;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
-return false;
-}
-}
-if(coerced218 !== undefined){
-data203 = coerced218;
-if(data200 !== undefined){
-data200["tpm"] = coerced218;
-}
-}
-}
-if(errors === _errs620){
-if(typeof data203 == "number"){
-if(data203 < 1 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
-return false;
-}
-}
-}
-var valid71 = _errs620 === errors;
-}
-else {
-var valid71 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-}
-}
-var valid69 = _errs613 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.policy !== undefined){
-let data204 = data194.policy;
-const _errs622 = errors;
-if(errors === _errs622){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
-const _errs624 = errors;
-for(const key43 in data204){
-if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
-return false;
-break;
-}
-}
-if(_errs624 === errors){
-if(data204.streaming !== undefined){
-let data205 = data204.streaming;
-const _errs625 = errors;
-if(typeof data205 !== "boolean"){
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(data205 === "false" || data205 === 0 || data205 === null){
-coerced219 = false;
-}
-else if(data205 === "true" || data205 === 1){
-coerced219 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data205}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data205 = coerced219;
-if(data204 !== undefined){
-data204["streaming"] = coerced219;
-}
-}
-}
-var valid72 = _errs625 === errors;
-}
-else {
-var valid72 = true;
-}
-if(valid72){
-if(data204.max_reasoning_effort !== undefined){
-let data206 = data204.max_reasoning_effort;
-const _errs627 = errors;
+let data207 = data.accounts;
 const _errs628 = errors;
-let valid73 = false;
-const _errs629 = errors;
-if(typeof data206 !== "string"){
-let dataType220 = typeof data206;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data206;
-}
-else if(data206 === null){
-coerced220 = "";
+if(errors === _errs628){
+if(Array.isArray(data207)){
+var valid70 = true;
+const len8 = data207.length;
+for(let i8=0; i8<len8; i8++){
+let data208 = data207[i8];
+const _errs630 = errors;
+if(errors === _errs630){
+if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
+let missing13;
+if((data208.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data208}];
+return false;
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+const _errs632 = errors;
+for(const key43 in data208){
+if(!(((((((key43 === "id") || (key43 === "name")) || (key43 === "balance")) || (key43 === "allowed_models")) || (key43 === "limits")) || (key43 === "policy")) || (key43 === "request_log"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data208}];
+return false;
+break;
+}
+}
+if(_errs632 === errors){
+if(data208.id !== undefined){
+let data209 = data208.id;
+const _errs633 = errors;
+if(typeof data209 !== "string"){
+let dataType224 = typeof data209;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data209;
+}
+else if(data209 === null){
+coerced224 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data209}];
+return false;
+}
+}
+if(coerced224 !== undefined){
+data209 = coerced224;
+if(data208 !== undefined){
+data208["id"] = coerced224;
+}
+}
+}
+if(errors === _errs633){
+if(typeof data209 === "string"){
+if(func3(data209) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data209}];
+return false;
+}
+else {
+if(!pattern9.test(data209)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data209}];
+return false;
+}
+}
+}
+}
+var valid71 = _errs633 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data208.name !== undefined){
+let data210 = data208.name;
+const _errs635 = errors;
+if(typeof data210 !== "string"){
+let dataType225 = typeof data210;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data210;
+}
+else if(data210 === null){
+coerced225 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data210}];
+return false;
+}
+}
+if(coerced225 !== undefined){
+data210 = coerced225;
+if(data208 !== undefined){
+data208["name"] = coerced225;
+}
+}
+}
+var valid71 = _errs635 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data208.balance !== undefined){
+let data211 = data208.balance;
+const _errs637 = errors;
+if(!(typeof data211 == "number")){
+let dataType226 = typeof data211;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "boolean" || data211 === null
+              || (dataType226 == "string" && data211 && data211 == +data211)){
+coerced226 = +data211;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data211}];
+return false;
+}
+}
+if(coerced226 !== undefined){
+data211 = coerced226;
+if(data208 !== undefined){
+data208["balance"] = coerced226;
+}
+}
+}
+if(errors === _errs637){
+if(typeof data211 == "number"){
+if(data211 > 1000000 || isNaN(data211)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data211}];
+return false;
+}
+else {
+if(data211 < -1000000 || isNaN(data211)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data211}];
+return false;
+}
+}
+}
+}
+var valid71 = _errs637 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data208.allowed_models !== undefined){
+let data212 = data208.allowed_models;
+const _errs639 = errors;
+if(errors === _errs639){
+if(Array.isArray(data212)){
+var valid72 = true;
+const len9 = data212.length;
+for(let i9=0; i9<len9; i9++){
+let data213 = data212[i9];
+const _errs641 = errors;
+if(typeof data213 !== "string"){
+let dataType227 = typeof data213;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "number" || dataType227 == "boolean"){
+coerced227 = "" + data213;
+}
+else if(data213 === null){
+coerced227 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data213}];
+return false;
+}
+}
+if(coerced227 !== undefined){
+data213 = coerced227;
+if(data212 !== undefined){
+data212[i9] = coerced227;
+}
+}
+}
+if(errors === _errs641){
+if(typeof data213 === "string"){
+if(func3(data213) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data213}];
+return false;
+}
+}
+}
+var valid72 = _errs641 === errors;
+if(!valid72){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data212}];
+return false;
+}
+}
+var valid71 = _errs639 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data208.limits !== undefined){
+let data214 = data208.limits;
+const _errs643 = errors;
+if(errors === _errs643){
+if(data214 && typeof data214 == "object" && !Array.isArray(data214)){
+const _errs645 = errors;
+for(const key44 in data214){
+if(!(((key44 === "rpm") || (key44 === "rps")) || (key44 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data214}];
+return false;
+break;
+}
+}
+if(_errs645 === errors){
+if(data214.rpm !== undefined){
+let data215 = data214.rpm;
+const _errs646 = errors;
+if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
+let dataType228 = typeof data215;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 === "boolean" || data215 === null
+              || (dataType228 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
+coerced228 = +data215;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data215}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data215 = coerced228;
+if(data214 !== undefined){
+data214["rpm"] = coerced228;
+}
+}
+}
+if(errors === _errs646){
+if(typeof data215 == "number"){
+if(data215 < 1 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data215}];
+return false;
+}
+}
+}
+var valid73 = _errs646 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data214.rps !== undefined){
+let data216 = data214.rps;
+const _errs648 = errors;
+if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
+let dataType229 = typeof data216;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 === "boolean" || data216 === null
+              || (dataType229 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
+coerced229 = +data216;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data216}];
+return false;
+}
+}
+if(coerced229 !== undefined){
+data216 = coerced229;
+if(data214 !== undefined){
+data214["rps"] = coerced229;
+}
+}
+}
+if(errors === _errs648){
+if(typeof data216 == "number"){
+if(data216 < 1 || isNaN(data216)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data216}];
+return false;
+}
+}
+}
+var valid73 = _errs648 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data214.tpm !== undefined){
+let data217 = data214.tpm;
+const _errs650 = errors;
+if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
+let dataType230 = typeof data217;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 === "boolean" || data217 === null
+              || (dataType230 === "string" && data217 && data217 == +data217 && !(data217 % 1))){
+coerced230 = +data217;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data217}];
+return false;
+}
+}
+if(coerced230 !== undefined){
+data217 = coerced230;
+if(data214 !== undefined){
+data214["tpm"] = coerced230;
+}
+}
+}
+if(errors === _errs650){
+if(typeof data217 == "number"){
+if(data217 < 1 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data217}];
+return false;
+}
+}
+}
+var valid73 = _errs650 === errors;
+}
+else {
+var valid73 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data214}];
+return false;
+}
+}
+var valid71 = _errs643 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data208.policy !== undefined){
+let data218 = data208.policy;
+const _errs652 = errors;
+if(errors === _errs652){
+if(data218 && typeof data218 == "object" && !Array.isArray(data218)){
+const _errs654 = errors;
+for(const key45 in data218){
+if(!((key45 === "streaming") || (key45 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data218}];
+return false;
+break;
+}
+}
+if(_errs654 === errors){
+if(data218.streaming !== undefined){
+let data219 = data218.streaming;
+const _errs655 = errors;
+if(typeof data219 !== "boolean"){
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(data219 === "false" || data219 === 0 || data219 === null){
+coerced231 = false;
+}
+else if(data219 === "true" || data219 === 1){
+coerced231 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data219}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data219 = coerced231;
+if(data218 !== undefined){
+data218["streaming"] = coerced231;
+}
+}
+}
+var valid74 = _errs655 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data218.max_reasoning_effort !== undefined){
+let data220 = data218.max_reasoning_effort;
+const _errs657 = errors;
+const _errs658 = errors;
+let valid75 = false;
+const _errs659 = errors;
+if(typeof data220 !== "string"){
+let dataType232 = typeof data220;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data220;
+}
+else if(data220 === null){
+coerced232 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data220};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10975,15 +11523,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced220 !== undefined){
-data206 = coerced220;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced220;
+if(coerced232 !== undefined){
+data220 = coerced232;
+if(data218 !== undefined){
+data218["max_reasoning_effort"] = coerced232;
 }
 }
 }
-if("none" !== data206){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+if("none" !== data220){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data220};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10992,22 +11540,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs629 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs631 = errors;
-if(typeof data206 !== "string"){
-let dataType221 = typeof data206;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data206;
+var _valid19 = _errs659 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs661 = errors;
+if(typeof data220 !== "string"){
+let dataType233 = typeof data220;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data220;
 }
-else if(data206 === null){
-coerced221 = "";
+else if(data220 === null){
+coerced233 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data220};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11017,15 +11565,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data206 = coerced221;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced221;
+if(coerced233 !== undefined){
+data220 = coerced233;
+if(data218 !== undefined){
+data218["max_reasoning_effort"] = coerced233;
 }
 }
 }
-if("minimal" !== data206){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+if("minimal" !== data220){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data220};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11034,22 +11582,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs631 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs633 = errors;
-if(typeof data206 !== "string"){
-let dataType222 = typeof data206;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data206;
+var _valid19 = _errs661 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs663 = errors;
+if(typeof data220 !== "string"){
+let dataType234 = typeof data220;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data220;
 }
-else if(data206 === null){
-coerced222 = "";
+else if(data220 === null){
+coerced234 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data220};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11059,15 +11607,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data206 = coerced222;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced222;
+if(coerced234 !== undefined){
+data220 = coerced234;
+if(data218 !== undefined){
+data218["max_reasoning_effort"] = coerced234;
 }
 }
 }
-if("low" !== data206){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+if("low" !== data220){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data220};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11076,22 +11624,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs633 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs635 = errors;
-if(typeof data206 !== "string"){
-let dataType223 = typeof data206;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data206;
+var _valid19 = _errs663 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs665 = errors;
+if(typeof data220 !== "string"){
+let dataType235 = typeof data220;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data220;
 }
-else if(data206 === null){
-coerced223 = "";
+else if(data220 === null){
+coerced235 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data220};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11101,15 +11649,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced223 !== undefined){
-data206 = coerced223;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced223;
+if(coerced235 !== undefined){
+data220 = coerced235;
+if(data218 !== undefined){
+data218["max_reasoning_effort"] = coerced235;
 }
 }
 }
-if("medium" !== data206){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+if("medium" !== data220){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data220};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11118,22 +11666,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs635 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs637 = errors;
-if(typeof data206 !== "string"){
-let dataType224 = typeof data206;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data206;
+var _valid19 = _errs665 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs667 = errors;
+if(typeof data220 !== "string"){
+let dataType236 = typeof data220;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data220;
 }
-else if(data206 === null){
-coerced224 = "";
+else if(data220 === null){
+coerced236 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data220};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11143,15 +11691,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced224 !== undefined){
-data206 = coerced224;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced224;
+if(coerced236 !== undefined){
+data220 = coerced236;
+if(data218 !== undefined){
+data218["max_reasoning_effort"] = coerced236;
 }
 }
 }
-if("high" !== data206){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+if("high" !== data220){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data220};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11160,22 +11708,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs637 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs639 = errors;
-if(typeof data206 !== "string"){
-let dataType225 = typeof data206;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data206;
+var _valid19 = _errs667 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs669 = errors;
+if(typeof data220 !== "string"){
+let dataType237 = typeof data220;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data220;
 }
-else if(data206 === null){
-coerced225 = "";
+else if(data220 === null){
+coerced237 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data220};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11185,15 +11733,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced225 !== undefined){
-data206 = coerced225;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced225;
+if(coerced237 !== undefined){
+data220 = coerced237;
+if(data218 !== undefined){
+data218["max_reasoning_effort"] = coerced237;
 }
 }
 }
-if("xhigh" !== data206){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+if("xhigh" !== data220){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data220};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11202,22 +11750,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs639 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs641 = errors;
-if(typeof data206 !== "string"){
-let dataType226 = typeof data206;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data206;
+var _valid19 = _errs669 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs671 = errors;
+if(typeof data220 !== "string"){
+let dataType238 = typeof data220;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data220;
 }
-else if(data206 === null){
-coerced226 = "";
+else if(data220 === null){
+coerced238 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data220};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11227,15 +11775,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced226 !== undefined){
-data206 = coerced226;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced226;
+if(coerced238 !== undefined){
+data220 = coerced238;
+if(data218 !== undefined){
+data218["max_reasoning_effort"] = coerced238;
 }
 }
 }
-if("max" !== data206){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+if("max" !== data220){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data220};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11244,16 +11792,16 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs641 === errors;
-valid73 = valid73 || _valid19;
+var _valid19 = _errs671 === errors;
+valid75 = valid75 || _valid19;
 }
 }
 }
 }
 }
 }
-if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data206};
+if(!valid75){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data220};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11265,501 +11813,553 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs628;
+errors = _errs658;
 if(vErrors !== null){
-if(_errs628){
-vErrors.length = _errs628;
+if(_errs658){
+vErrors.length = _errs658;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid72 = _errs627 === errors;
+var valid74 = _errs657 === errors;
 }
 else {
-var valid72 = true;
+var valid74 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data218}];
 return false;
 }
 }
-var valid69 = _errs622 === errors;
+var valid71 = _errs652 === errors;
 }
 else {
-var valid69 = true;
+var valid71 = true;
+}
+if(valid71){
+if(data208.request_log !== undefined){
+let data221 = data208.request_log;
+const _errs673 = errors;
+if(errors === _errs673){
+if(data221 && typeof data221 == "object" && !Array.isArray(data221)){
+const _errs675 = errors;
+for(const key46 in data221){
+if(!(key46 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data221}];
+return false;
+break;
 }
 }
+if(_errs675 === errors){
+if(data221.bodies !== undefined){
+let data222 = data221.bodies;
+if(typeof data222 !== "boolean"){
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(data222 === "false" || data222 === 0 || data222 === null){
+coerced239 = false;
 }
-}
-}
-}
-}
-}
+else if(data222 === "true" || data222 === 1){
+coerced239 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data222}];
 return false;
 }
 }
-var valid68 = _errs600 === errors;
-if(!valid68){
+if(coerced239 !== undefined){
+data222 = coerced239;
+if(data221 !== undefined){
+data221["bodies"] = coerced239;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data221}];
+return false;
+}
+}
+var valid71 = _errs673 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data208}];
+return false;
+}
+}
+var valid70 = _errs630 === errors;
+if(!valid70){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data207}];
 return false;
 }
 }
-var valid0 = _errs598 === errors;
+var valid0 = _errs628 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data207 = data.keys;
-const _errs643 = errors;
-if(errors === _errs643){
-if(Array.isArray(data207)){
-var valid74 = true;
-const len10 = data207.length;
-for(let i10=0; i10<len10; i10++){
-let data208 = data207[i10];
-const _errs645 = errors;
-if(errors === _errs645){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
-let missing14;
-if((data208.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data208}];
-return false;
-}
-else {
-const _errs647 = errors;
-for(const key44 in data208){
-if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data208}];
-return false;
-break;
-}
-}
-if(_errs647 === errors){
-if(data208.key !== undefined){
-let data209 = data208.key;
-const _errs648 = errors;
-if(typeof data209 !== "string"){
-let dataType227 = typeof data209;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data209;
-}
-else if(data209 === null){
-coerced227 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-if(coerced227 !== undefined){
-data209 = coerced227;
-if(data208 !== undefined){
-data208["key"] = coerced227;
-}
-}
-}
-if(errors === _errs648){
-if(typeof data209 === "string"){
-if(func3(data209) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-}
-var valid75 = _errs648 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.account !== undefined){
-let data210 = data208.account;
-const _errs650 = errors;
-if(typeof data210 !== "string"){
-let dataType228 = typeof data210;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data210;
-}
-else if(data210 === null){
-coerced228 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data210 = coerced228;
-if(data208 !== undefined){
-data208["account"] = coerced228;
-}
-}
-}
-if(errors === _errs650){
-if(typeof data210 === "string"){
-if(func3(data210) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-}
-var valid75 = _errs650 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.name !== undefined){
-let data211 = data208.name;
-const _errs652 = errors;
-if(typeof data211 !== "string"){
-let dataType229 = typeof data211;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data211;
-}
-else if(data211 === null){
-coerced229 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data211}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data211 = coerced229;
-if(data208 !== undefined){
-data208["name"] = coerced229;
-}
-}
-}
-var valid75 = _errs652 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.spend_limit !== undefined){
-let data212 = data208.spend_limit;
-const _errs654 = errors;
-if(!(typeof data212 == "number")){
-let dataType230 = typeof data212;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "boolean" || data212 === null
-              || (dataType230 == "string" && data212 && data212 == +data212)){
-coerced230 = +data212;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-if(coerced230 !== undefined){
-data212 = coerced230;
-if(data208 !== undefined){
-data208["spend_limit"] = coerced230;
-}
-}
-}
-if(errors === _errs654){
-if(typeof data212 == "number"){
-if(data212 > 1000000 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-else {
-if(data212 < 0 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-}
-}
-var valid75 = _errs654 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.limits !== undefined){
-let data213 = data208.limits;
-const _errs656 = errors;
-if(errors === _errs656){
-if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
-const _errs658 = errors;
-for(const key45 in data213){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-break;
-}
-}
-if(_errs658 === errors){
-if(data213.rpm !== undefined){
-let data214 = data213.rpm;
-const _errs659 = errors;
-if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
-let dataType231 = typeof data214;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 === "boolean" || data214 === null
-              || (dataType231 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
-coerced231 = +data214;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
-return false;
-}
-}
-if(coerced231 !== undefined){
-data214 = coerced231;
-if(data213 !== undefined){
-data213["rpm"] = coerced231;
-}
-}
-}
-if(errors === _errs659){
-if(typeof data214 == "number"){
-if(data214 < 1 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
-return false;
-}
-}
-}
-var valid76 = _errs659 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.rps !== undefined){
-let data215 = data213.rps;
-const _errs661 = errors;
-if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
-let dataType232 = typeof data215;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 === "boolean" || data215 === null
-              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
-coerced232 = +data215;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data215 = coerced232;
-if(data213 !== undefined){
-data213["rps"] = coerced232;
-}
-}
-}
-if(errors === _errs661){
-if(typeof data215 == "number"){
-if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
-return false;
-}
-}
-}
-var valid76 = _errs661 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.tpm !== undefined){
-let data216 = data213.tpm;
-const _errs663 = errors;
-if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
-let dataType233 = typeof data216;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 === "boolean" || data216 === null
-              || (dataType233 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
-coerced233 = +data216;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data216 = coerced233;
-if(data213 !== undefined){
-data213["tpm"] = coerced233;
-}
-}
-}
-if(errors === _errs663){
-if(typeof data216 == "number"){
-if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
-return false;
-}
-}
-}
-var valid76 = _errs663 === errors;
-}
-else {
-var valid76 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-}
-}
-var valid75 = _errs656 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.allowed_models !== undefined){
-let data217 = data208.allowed_models;
-const _errs665 = errors;
-if(errors === _errs665){
-if(Array.isArray(data217)){
+let data223 = data.keys;
+const _errs678 = errors;
+if(errors === _errs678){
+if(Array.isArray(data223)){
 var valid77 = true;
-const len11 = data217.length;
-for(let i11=0; i11<len11; i11++){
-let data218 = data217[i11];
-const _errs667 = errors;
-if(typeof data218 !== "string"){
-let dataType234 = typeof data218;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data218;
-}
-else if(data218 === null){
-coerced234 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
+const len10 = data223.length;
+for(let i10=0; i10<len10; i10++){
+let data224 = data223[i10];
+const _errs680 = errors;
+if(errors === _errs680){
+if(data224 && typeof data224 == "object" && !Array.isArray(data224)){
+let missing14;
+if((data224.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data224}];
 return false;
 }
-}
-if(coerced234 !== undefined){
-data218 = coerced234;
-if(data217 !== undefined){
-data217[i11] = coerced234;
-}
-}
-}
-if(errors === _errs667){
-if(typeof data218 === "string"){
-if(func3(data218) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
-return false;
-}
-}
-}
-var valid77 = _errs667 === errors;
-if(!valid77){
-break;
-}
-}
-}
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data217}];
-return false;
-}
-}
-var valid75 = _errs665 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.policy !== undefined){
-let data219 = data208.policy;
-const _errs669 = errors;
-if(errors === _errs669){
-if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
-const _errs671 = errors;
-for(const key46 in data219){
-if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
+const _errs682 = errors;
+for(const key47 in data224){
+if(!(func2.call(schema11.properties.keys.items.properties, key47))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data224}];
 return false;
 break;
 }
 }
-if(_errs671 === errors){
-if(data219.streaming !== undefined){
-let data220 = data219.streaming;
-const _errs672 = errors;
-if(typeof data220 !== "boolean"){
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(data220 === "false" || data220 === 0 || data220 === null){
-coerced235 = false;
+if(_errs682 === errors){
+if(data224.key !== undefined){
+let data225 = data224.key;
+const _errs683 = errors;
+if(typeof data225 !== "string"){
+let dataType240 = typeof data225;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data225;
 }
-else if(data220 === "true" || data220 === 1){
-coerced235 = true;
+else if(data225 === null){
+coerced240 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data220}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data225}];
 return false;
 }
 }
-if(coerced235 !== undefined){
-data220 = coerced235;
-if(data219 !== undefined){
-data219["streaming"] = coerced235;
+if(coerced240 !== undefined){
+data225 = coerced240;
+if(data224 !== undefined){
+data224["key"] = coerced240;
 }
 }
 }
-var valid78 = _errs672 === errors;
+if(errors === _errs683){
+if(typeof data225 === "string"){
+if(func3(data225) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data225}];
+return false;
+}
+}
+}
+var valid78 = _errs683 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data219.max_reasoning_effort !== undefined){
-let data221 = data219.max_reasoning_effort;
-const _errs674 = errors;
-const _errs675 = errors;
-let valid79 = false;
-const _errs676 = errors;
-if(typeof data221 !== "string"){
-let dataType236 = typeof data221;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data221;
+if(data224.account !== undefined){
+let data226 = data224.account;
+const _errs685 = errors;
+if(typeof data226 !== "string"){
+let dataType241 = typeof data226;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data226;
 }
-else if(data221 === null){
-coerced236 = "";
+else if(data226 === null){
+coerced241 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data226}];
+return false;
+}
+}
+if(coerced241 !== undefined){
+data226 = coerced241;
+if(data224 !== undefined){
+data224["account"] = coerced241;
+}
+}
+}
+if(errors === _errs685){
+if(typeof data226 === "string"){
+if(func3(data226) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data226}];
+return false;
+}
+}
+}
+var valid78 = _errs685 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data224.name !== undefined){
+let data227 = data224.name;
+const _errs687 = errors;
+if(typeof data227 !== "string"){
+let dataType242 = typeof data227;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data227;
+}
+else if(data227 === null){
+coerced242 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data227}];
+return false;
+}
+}
+if(coerced242 !== undefined){
+data227 = coerced242;
+if(data224 !== undefined){
+data224["name"] = coerced242;
+}
+}
+}
+var valid78 = _errs687 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data224.spend_limit !== undefined){
+let data228 = data224.spend_limit;
+const _errs689 = errors;
+if(!(typeof data228 == "number")){
+let dataType243 = typeof data228;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "boolean" || data228 === null
+              || (dataType243 == "string" && data228 && data228 == +data228)){
+coerced243 = +data228;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data228}];
+return false;
+}
+}
+if(coerced243 !== undefined){
+data228 = coerced243;
+if(data224 !== undefined){
+data224["spend_limit"] = coerced243;
+}
+}
+}
+if(errors === _errs689){
+if(typeof data228 == "number"){
+if(data228 > 1000000 || isNaN(data228)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data228}];
+return false;
+}
+else {
+if(data228 < 0 || isNaN(data228)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data228}];
+return false;
+}
+}
+}
+}
+var valid78 = _errs689 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data224.limits !== undefined){
+let data229 = data224.limits;
+const _errs691 = errors;
+if(errors === _errs691){
+if(data229 && typeof data229 == "object" && !Array.isArray(data229)){
+const _errs693 = errors;
+for(const key48 in data229){
+if(!(((key48 === "rpm") || (key48 === "rps")) || (key48 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data229}];
+return false;
+break;
+}
+}
+if(_errs693 === errors){
+if(data229.rpm !== undefined){
+let data230 = data229.rpm;
+const _errs694 = errors;
+if(!((typeof data230 == "number") && (!(data230 % 1) && !isNaN(data230)))){
+let dataType244 = typeof data230;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 === "boolean" || data230 === null
+              || (dataType244 === "string" && data230 && data230 == +data230 && !(data230 % 1))){
+coerced244 = +data230;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data230}];
+return false;
+}
+}
+if(coerced244 !== undefined){
+data230 = coerced244;
+if(data229 !== undefined){
+data229["rpm"] = coerced244;
+}
+}
+}
+if(errors === _errs694){
+if(typeof data230 == "number"){
+if(data230 < 1 || isNaN(data230)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data230}];
+return false;
+}
+}
+}
+var valid79 = _errs694 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data229.rps !== undefined){
+let data231 = data229.rps;
+const _errs696 = errors;
+if(!((typeof data231 == "number") && (!(data231 % 1) && !isNaN(data231)))){
+let dataType245 = typeof data231;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 === "boolean" || data231 === null
+              || (dataType245 === "string" && data231 && data231 == +data231 && !(data231 % 1))){
+coerced245 = +data231;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data231}];
+return false;
+}
+}
+if(coerced245 !== undefined){
+data231 = coerced245;
+if(data229 !== undefined){
+data229["rps"] = coerced245;
+}
+}
+}
+if(errors === _errs696){
+if(typeof data231 == "number"){
+if(data231 < 1 || isNaN(data231)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data231}];
+return false;
+}
+}
+}
+var valid79 = _errs696 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data229.tpm !== undefined){
+let data232 = data229.tpm;
+const _errs698 = errors;
+if(!((typeof data232 == "number") && (!(data232 % 1) && !isNaN(data232)))){
+let dataType246 = typeof data232;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 === "boolean" || data232 === null
+              || (dataType246 === "string" && data232 && data232 == +data232 && !(data232 % 1))){
+coerced246 = +data232;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data232}];
+return false;
+}
+}
+if(coerced246 !== undefined){
+data232 = coerced246;
+if(data229 !== undefined){
+data229["tpm"] = coerced246;
+}
+}
+}
+if(errors === _errs698){
+if(typeof data232 == "number"){
+if(data232 < 1 || isNaN(data232)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data232}];
+return false;
+}
+}
+}
+var valid79 = _errs698 === errors;
+}
+else {
+var valid79 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data229}];
+return false;
+}
+}
+var valid78 = _errs691 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data224.allowed_models !== undefined){
+let data233 = data224.allowed_models;
+const _errs700 = errors;
+if(errors === _errs700){
+if(Array.isArray(data233)){
+var valid80 = true;
+const len11 = data233.length;
+for(let i11=0; i11<len11; i11++){
+let data234 = data233[i11];
+const _errs702 = errors;
+if(typeof data234 !== "string"){
+let dataType247 = typeof data234;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data234;
+}
+else if(data234 === null){
+coerced247 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data234}];
+return false;
+}
+}
+if(coerced247 !== undefined){
+data234 = coerced247;
+if(data233 !== undefined){
+data233[i11] = coerced247;
+}
+}
+}
+if(errors === _errs702){
+if(typeof data234 === "string"){
+if(func3(data234) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data234}];
+return false;
+}
+}
+}
+var valid80 = _errs702 === errors;
+if(!valid80){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data233}];
+return false;
+}
+}
+var valid78 = _errs700 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data224.policy !== undefined){
+let data235 = data224.policy;
+const _errs704 = errors;
+if(errors === _errs704){
+if(data235 && typeof data235 == "object" && !Array.isArray(data235)){
+const _errs706 = errors;
+for(const key49 in data235){
+if(!((key49 === "streaming") || (key49 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data235}];
+return false;
+break;
+}
+}
+if(_errs706 === errors){
+if(data235.streaming !== undefined){
+let data236 = data235.streaming;
+const _errs707 = errors;
+if(typeof data236 !== "boolean"){
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(data236 === "false" || data236 === 0 || data236 === null){
+coerced248 = false;
+}
+else if(data236 === "true" || data236 === 1){
+coerced248 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data236}];
+return false;
+}
+}
+if(coerced248 !== undefined){
+data236 = coerced248;
+if(data235 !== undefined){
+data235["streaming"] = coerced248;
+}
+}
+}
+var valid81 = _errs707 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data235.max_reasoning_effort !== undefined){
+let data237 = data235.max_reasoning_effort;
+const _errs709 = errors;
+const _errs710 = errors;
+let valid82 = false;
+const _errs711 = errors;
+if(typeof data237 !== "string"){
+let dataType249 = typeof data237;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data237;
+}
+else if(data237 === null){
+coerced249 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data237};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11769,15 +12369,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced236;
+if(coerced249 !== undefined){
+data237 = coerced249;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced249;
 }
 }
 }
-if("none" !== data221){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+if("none" !== data237){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data237};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11786,22 +12386,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs676 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs678 = errors;
-if(typeof data221 !== "string"){
-let dataType237 = typeof data221;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data221;
+var _valid20 = _errs711 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs713 = errors;
+if(typeof data237 !== "string"){
+let dataType250 = typeof data237;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data237;
 }
-else if(data221 === null){
-coerced237 = "";
+else if(data237 === null){
+coerced250 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data237};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11811,15 +12411,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data221 = coerced237;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced237;
+if(coerced250 !== undefined){
+data237 = coerced250;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced250;
 }
 }
 }
-if("minimal" !== data221){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+if("minimal" !== data237){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data237};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11828,22 +12428,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs678 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs680 = errors;
-if(typeof data221 !== "string"){
-let dataType238 = typeof data221;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data221;
+var _valid20 = _errs713 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs715 = errors;
+if(typeof data237 !== "string"){
+let dataType251 = typeof data237;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data237;
 }
-else if(data221 === null){
-coerced238 = "";
+else if(data237 === null){
+coerced251 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data237};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11853,15 +12453,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data221 = coerced238;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced238;
+if(coerced251 !== undefined){
+data237 = coerced251;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced251;
 }
 }
 }
-if("low" !== data221){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+if("low" !== data237){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data237};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11870,22 +12470,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs680 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs682 = errors;
-if(typeof data221 !== "string"){
-let dataType239 = typeof data221;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data221;
+var _valid20 = _errs715 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs717 = errors;
+if(typeof data237 !== "string"){
+let dataType252 = typeof data237;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data237;
 }
-else if(data221 === null){
-coerced239 = "";
+else if(data237 === null){
+coerced252 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data237};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11895,15 +12495,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced239 !== undefined){
-data221 = coerced239;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced239;
+if(coerced252 !== undefined){
+data237 = coerced252;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced252;
 }
 }
 }
-if("medium" !== data221){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+if("medium" !== data237){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data237};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11912,22 +12512,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs682 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs684 = errors;
-if(typeof data221 !== "string"){
-let dataType240 = typeof data221;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data221;
+var _valid20 = _errs717 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs719 = errors;
+if(typeof data237 !== "string"){
+let dataType253 = typeof data237;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 == "number" || dataType253 == "boolean"){
+coerced253 = "" + data237;
 }
-else if(data221 === null){
-coerced240 = "";
+else if(data237 === null){
+coerced253 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data237};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11937,15 +12537,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced240 !== undefined){
-data221 = coerced240;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced240;
+if(coerced253 !== undefined){
+data237 = coerced253;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced253;
 }
 }
 }
-if("high" !== data221){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+if("high" !== data237){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data237};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11954,22 +12554,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs684 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs686 = errors;
-if(typeof data221 !== "string"){
-let dataType241 = typeof data221;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data221;
+var _valid20 = _errs719 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs721 = errors;
+if(typeof data237 !== "string"){
+let dataType254 = typeof data237;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "number" || dataType254 == "boolean"){
+coerced254 = "" + data237;
 }
-else if(data221 === null){
-coerced241 = "";
+else if(data237 === null){
+coerced254 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data237};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11979,15 +12579,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced241 !== undefined){
-data221 = coerced241;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced241;
+if(coerced254 !== undefined){
+data237 = coerced254;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced254;
 }
 }
 }
-if("xhigh" !== data221){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+if("xhigh" !== data237){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data237};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11996,22 +12596,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs686 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs688 = errors;
-if(typeof data221 !== "string"){
-let dataType242 = typeof data221;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data221;
+var _valid20 = _errs721 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs723 = errors;
+if(typeof data237 !== "string"){
+let dataType255 = typeof data237;
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(dataType255 == "number" || dataType255 == "boolean"){
+coerced255 = "" + data237;
 }
-else if(data221 === null){
-coerced242 = "";
+else if(data237 === null){
+coerced255 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data237};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12021,15 +12621,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced242 !== undefined){
-data221 = coerced242;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced242;
+if(coerced255 !== undefined){
+data237 = coerced255;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced255;
 }
 }
 }
-if("max" !== data221){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+if("max" !== data237){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data237};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12038,16 +12638,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs688 === errors;
-valid79 = valid79 || _valid20;
+var _valid20 = _errs723 === errors;
+valid82 = valid82 || _valid20;
 }
 }
 }
 }
 }
 }
-if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data221};
+if(!valid82){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data237};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12059,53 +12659,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs675;
+errors = _errs710;
 if(vErrors !== null){
-if(_errs675){
-vErrors.length = _errs675;
+if(_errs710){
+vErrors.length = _errs710;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs674 === errors;
+var valid81 = _errs709 === errors;
+}
+else {
+var valid81 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data235}];
+return false;
+}
+}
+var valid78 = _errs704 === errors;
 }
 else {
 var valid78 = true;
 }
+if(valid78){
+if(data224.status !== undefined){
+let data238 = data224.status;
+const _errs725 = errors;
+const _errs726 = errors;
+let valid83 = false;
+const _errs727 = errors;
+if(typeof data238 !== "string"){
+let dataType256 = typeof data238;
+let coerced256 = undefined;
+if(!(coerced256 !== undefined)){
+if(dataType256 == "number" || dataType256 == "boolean"){
+coerced256 = "" + data238;
 }
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
-return false;
-}
-}
-var valid75 = _errs669 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.status !== undefined){
-let data222 = data208.status;
-const _errs690 = errors;
-const _errs691 = errors;
-let valid80 = false;
-const _errs692 = errors;
-if(typeof data222 !== "string"){
-let dataType243 = typeof data222;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data222;
-}
-else if(data222 === null){
-coerced243 = "";
+else if(data238 === null){
+coerced256 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data238};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12115,15 +12715,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced243 !== undefined){
-data222 = coerced243;
-if(data208 !== undefined){
-data208["status"] = coerced243;
+if(coerced256 !== undefined){
+data238 = coerced256;
+if(data224 !== undefined){
+data224["status"] = coerced256;
 }
 }
 }
-if("active" !== data222){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+if("active" !== data238){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data238};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12132,22 +12732,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs692 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs694 = errors;
-if(typeof data222 !== "string"){
-let dataType244 = typeof data222;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data222;
+var _valid21 = _errs727 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs729 = errors;
+if(typeof data238 !== "string"){
+let dataType257 = typeof data238;
+let coerced257 = undefined;
+if(!(coerced257 !== undefined)){
+if(dataType257 == "number" || dataType257 == "boolean"){
+coerced257 = "" + data238;
 }
-else if(data222 === null){
-coerced244 = "";
+else if(data238 === null){
+coerced257 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data238};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12157,15 +12757,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data222 = coerced244;
-if(data208 !== undefined){
-data208["status"] = coerced244;
+if(coerced257 !== undefined){
+data238 = coerced257;
+if(data224 !== undefined){
+data224["status"] = coerced257;
 }
 }
 }
-if("blocked" !== data222){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+if("blocked" !== data238){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data238};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12174,22 +12774,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs694 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs696 = errors;
-if(typeof data222 !== "string"){
-let dataType245 = typeof data222;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data222;
+var _valid21 = _errs729 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs731 = errors;
+if(typeof data238 !== "string"){
+let dataType258 = typeof data238;
+let coerced258 = undefined;
+if(!(coerced258 !== undefined)){
+if(dataType258 == "number" || dataType258 == "boolean"){
+coerced258 = "" + data238;
 }
-else if(data222 === null){
-coerced245 = "";
+else if(data238 === null){
+coerced258 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data238};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12199,15 +12799,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data222 = coerced245;
-if(data208 !== undefined){
-data208["status"] = coerced245;
+if(coerced258 !== undefined){
+data238 = coerced258;
+if(data224 !== undefined){
+data224["status"] = coerced258;
 }
 }
 }
-if("revoked" !== data222){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+if("revoked" !== data238){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data238};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12216,22 +12816,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs696 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs698 = errors;
-if(typeof data222 !== "string"){
-let dataType246 = typeof data222;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data222;
+var _valid21 = _errs731 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs733 = errors;
+if(typeof data238 !== "string"){
+let dataType259 = typeof data238;
+let coerced259 = undefined;
+if(!(coerced259 !== undefined)){
+if(dataType259 == "number" || dataType259 == "boolean"){
+coerced259 = "" + data238;
 }
-else if(data222 === null){
-coerced246 = "";
+else if(data238 === null){
+coerced259 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data238};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12241,15 +12841,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced246 !== undefined){
-data222 = coerced246;
-if(data208 !== undefined){
-data208["status"] = coerced246;
+if(coerced259 !== undefined){
+data238 = coerced259;
+if(data224 !== undefined){
+data224["status"] = coerced259;
 }
 }
 }
-if("deleted" !== data222){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+if("deleted" !== data238){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data238};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12258,13 +12858,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs698 === errors;
-valid80 = valid80 || _valid21;
+var _valid21 = _errs733 === errors;
+valid83 = valid83 || _valid21;
 }
 }
 }
-if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data222};
+if(!valid83){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data238};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12276,51 +12876,104 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs691;
+errors = _errs726;
 if(vErrors !== null){
-if(_errs691){
-vErrors.length = _errs691;
+if(_errs726){
+vErrors.length = _errs726;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs690 === errors;
+var valid78 = _errs725 === errors;
 }
 else {
-var valid75 = true;
+var valid78 = true;
+}
+if(valid78){
+if(data224.request_log !== undefined){
+let data239 = data224.request_log;
+const _errs735 = errors;
+if(errors === _errs735){
+if(data239 && typeof data239 == "object" && !Array.isArray(data239)){
+const _errs737 = errors;
+for(const key50 in data239){
+if(!(key50 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data239}];
+return false;
+break;
 }
 }
+if(_errs737 === errors){
+if(data239.bodies !== undefined){
+let data240 = data239.bodies;
+if(typeof data240 !== "boolean"){
+let coerced260 = undefined;
+if(!(coerced260 !== undefined)){
+if(data240 === "false" || data240 === 0 || data240 === null){
+coerced260 = false;
 }
-}
-}
-}
-}
-}
-}
-}
+else if(data240 === "true" || data240 === 1){
+coerced260 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data240}];
 return false;
 }
 }
-var valid74 = _errs645 === errors;
-if(!valid74){
+if(coerced260 !== undefined){
+data240 = coerced260;
+if(data239 !== undefined){
+data239["bodies"] = coerced260;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data239}];
+return false;
+}
+}
+var valid78 = _errs735 === errors;
+}
+else {
+var valid78 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data224}];
+return false;
+}
+}
+var valid77 = _errs680 === errors;
+if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data223}];
 return false;
 }
 }
-var valid0 = _errs643 === errors;
+var valid0 = _errs678 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
