@@ -21,6 +21,8 @@ const Policy = Type.Object(
   { streaming: Type.Optional(Type.Boolean()), max_reasoning_effort: Type.Optional(Effort) },
   { additionalProperties: false },
 );
+/** `request_log`: `bodies: true` keeps request and reply bodies in the request records (PRODUCT decision 28). */
+const RequestLog = Type.Object({ bodies: Type.Boolean() }, { additionalProperties: false });
 const Models = Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 });
 const Usd = Type.Number({ minimum: -MAX_BALANCE_USD, maximum: MAX_BALANCE_USD });
 const Reason = Type.String({ minLength: 1, maxLength: 500 });
@@ -33,6 +35,7 @@ export const CreateAccountSchema = Type.Object(
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -43,6 +46,7 @@ export const UpdateAccountSchema = Type.Object(
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -62,6 +66,7 @@ export const CreateKeySchema = Type.Object(
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -73,6 +78,7 @@ export const UpdateKeySchema = Type.Object(
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
   },
   { additionalProperties: false },
 );

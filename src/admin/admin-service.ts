@@ -74,6 +74,7 @@ function keyView(key: KeyRecord, pendingNano = 0) {
     limits: key.limits,
     allowed_models: key.allowedModels,
     policy: policyView(key.policy),
+    request_log: key.requestLog,
     created_at: key.createdAt,
     last_used_at: key.lastUsedAt,
   };
@@ -207,6 +208,7 @@ export class AdminService {
       allowed_models: account.allowedModels,
       limits: account.limits,
       policy: policyView(account.policy),
+      request_log: account.requestLog,
       created_at: account.createdAt,
     };
   }
@@ -244,6 +246,7 @@ export class AdminService {
         allowedModels: input.allowed_models ?? null,
         limits: input.limits ?? null,
         policy: policyOf(input.policy) ?? null,
+        requestLog: input.request_log ?? null,
       },
       'starting balance',
     );
@@ -276,6 +279,7 @@ export class AdminService {
       allowedModels: input.allowed_models,
       limits: input.limits,
       policy: policyOf(input.policy),
+      requestLog: input.request_log,
     });
     if (updated === undefined) throw notFound('account', id);
     await this.changed({ kind: 'account', id });
@@ -322,6 +326,7 @@ export class AdminService {
       limits: input.limits ?? null,
       allowedModels: input.allowed_models ?? null,
       policy: policyOf(input.policy) ?? null,
+      requestLog: input.request_log ?? null,
     });
     await this.changed({ kind: 'key', id });
     return { ...keyView(await this.key(id)), key: secret };
@@ -350,6 +355,7 @@ export class AdminService {
       limits: input.limits,
       allowedModels: input.allowed_models,
       policy: policyOf(input.policy),
+      requestLog: input.request_log,
     });
     if (updated === undefined) throw notFound('key', idOrPrefix);
     await this.changed({ kind: 'key', id: key.id });

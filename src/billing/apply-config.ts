@@ -56,6 +56,7 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       allowedModels: account.allowedModels ?? null,
       limits: limitsOf(account.limits),
       policy: policyOf(account.policy),
+      requestLog: account.requestLogBodies === true ? { bodies: true } : null,
     };
     const created = await store.insertAccountIfAbsent(
       { id: account.id, balanceNano: usdToNano(account.balance), ...fields },
@@ -74,6 +75,7 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       limits: limitsOf(key.limits),
       allowedModels: key.allowedModels ?? null,
       policy: policyOf(key.policy),
+      requestLog: key.requestLogBodies === true ? { bodies: true } : null,
     };
     const created = await store.insertKeyIfAbsent({
       id,

@@ -267,6 +267,8 @@ export interface RequestLogSettings {
   readonly purgeIntervalMs: number;
   /** Client addresses counted apart per flush for requests without a valid key; the rest count as `_other`. */
   readonly maxUnauthenticatedAddresses: number;
+  /** Whether some model has `request_log.bodies: true` (the request body is then held until the model is known). */
+  readonly someModelKeepsBodies: boolean;
 }
 
 /** The client-facing HTTP server: sizes, time limits and caps against slow or abusive clients. */

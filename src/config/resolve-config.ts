@@ -363,6 +363,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       purgeIntervalMs: file.request_log?.purge_interval_ms ?? DEFAULTS.requestLog.purgeIntervalMs,
       maxUnauthenticatedAddresses:
         file.request_log?.max_unauthenticated_addresses ?? DEFAULTS.requestLog.maxUnauthenticatedAddresses,
+      someModelKeepsBodies: models.some((model) => model.requestLogBodies === true),
     },
     responses: {
       retentionDays: file.responses?.retention_days ?? DEFAULTS.responses.retentionDays,

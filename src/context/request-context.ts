@@ -25,12 +25,19 @@ export interface AttemptRecord {
   readonly ms: number;
 }
 
-/** The first bytes of a reply, collected for the request record up to `limit` bytes (`request_log.max_body_bytes`). */
-export interface ReplyCapture {
-  text: string;
-  bytes: number;
+/**
+ * The bodies a request record keeps (`request_log.bodies` on the request's key, account or
+ * model): the request as it came, and the reply as the client got it (a JSON body, or a
+ * stream's events as sent) up to about `limit` bytes (`request_log.max_body_bytes`; the
+ * writer cuts to the exact byte and redacts secrets).
+ */
+export interface BodyCapture {
+  /** Whether the bodies are kept: false while only the model could still ask for them (not known before the body is parsed). */
+  kept: boolean;
+  readonly request: string;
+  reply: string;
+  replyBytes: number;
   readonly limit: number;
-  truncated: boolean;
 }
 
 /** What the request's log line reports; filled in by the stages as they run. */
@@ -65,14 +72,10 @@ export interface RequestRecord {
   costUsd?: number;
   /** The W3C trace id of the request's span when tracing is on (PRODUCT decision 29), for the request record. */
   traceId?: string;
-  /** The raw request body, kept when `log.bodies` is on (debugging) or the request record keeps bodies. */
+  /** The raw request body, kept only when `log.bodies` is on (debugging). */
   requestBody?: string;
-  /**
-   * Set when the request record keeps this request's bodies (`request_log.bodies` on its
-   * key, account or model): the reply as the client got it is collected here, bounded, and
-   * `requestBody` is kept with it.
-   */
-  replyBody?: ReplyCapture;
+  /** Set when the request record may keep this request's bodies; collects them while `kept`. */
+  bodies?: BodyCapture;
 }
 
 /** Per-request state shared by the HTTP layer and the pipeline. */

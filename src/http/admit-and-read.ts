@@ -32,6 +32,13 @@ export async function admitAndRead(
     ip: credentials.clientIp,
   });
   if (config.log.bodies) context.record.requestBody = body;
+  if (services.requestRecords !== undefined) {
+    // The key or account decides now; a model only once the body is parsed (runRequest).
+    const kept =
+      admission.key.record.requestLog?.bodies === true || admission.account?.record.requestLog?.bodies === true;
+    if (kept || config.requestLog.someModelKeepsBodies)
+      context.record.bodies = { kept, request: body, reply: '', replyBytes: 0, limit: config.requestLog.maxBodyBytes };
+  }
   return { admission, body };
 }
 

@@ -1,3 +1,4 @@
+import { captureReply } from './reply-capture.js';
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../context/request-context.js';
@@ -35,6 +36,7 @@ export function renderError(
       'content-type': upstream.contentType ?? 'application/json',
       'content-length': upstream.body.length,
     });
+    captureReply(context, upstream.body);
     response.end(upstream.body);
     return;
   }
@@ -53,6 +55,7 @@ export function renderError(
   // The rest of the body will not be read, or the gateway is stopping: do not reuse the connection.
   if (!drained && (!request.complete || error.code === 'shutting_down')) headers.connection = 'close';
   response.writeHead(status, headers);
+  captureReply(context, body);
   if (drained) endAfterDrain(request, response, body, drain);
   else response.end(body);
 }

@@ -1,3 +1,4 @@
+import { captureReply } from './reply-capture.js';
 import type { ServerResponse } from 'node:http';
 import type { RequestContext } from '../context/request-context.js';
 import { withResponseHeaders } from './response-headers.js';
@@ -9,6 +10,7 @@ export function sendJsonText(response: ServerResponse, context: RequestContext, 
     status,
     withResponseHeaders(context, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
   );
+  captureReply(context, body);
   response.end(body);
 }
 

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestContext } from '../context/request-context.js';
 import type { ReplyFormat, StreamEnd, StreamSink } from '../pipeline/front-door.js';
+import { captureReply } from './reply-capture.js';
 import { withResponseHeaders } from './response-headers.js';
 
 /** The SSE comment chat clients get on silence. */
@@ -43,6 +44,7 @@ export class SseResponse {
     if (text === '') return this.waitingForDrain;
     this.timer?.refresh();
     this.startHeaders();
+    captureReply(this.context, text);
     if (this.response.write(text)) return undefined;
     this.waitingForDrain ??= new Promise<void>((resolve) => {
       const done = () => {
@@ -62,6 +64,7 @@ export class SseResponse {
     this.stopKeepalive();
     this.startHeaders();
     this.context.record.status ??= 200;
+    captureReply(this.context, text);
     this.response.end(text);
   }
 

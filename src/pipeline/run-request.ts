@@ -37,6 +37,8 @@ export async function runRequest(
   context.record.stream = request.stream;
   context.record.endUser = request.endUser;
   const { model, effort } = authorize(services.models, admission, request);
+  // The request record keeps the bodies of a model with `request_log.bodies` on (PRODUCT decision 28).
+  if (model.requestLogBodies === true && context.record.bodies !== undefined) context.record.bodies.kept = true;
   const reserved = reserve(services, admission, model, chat, effort, request.features);
   const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
   const { config } = services;

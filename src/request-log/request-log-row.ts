@@ -42,7 +42,7 @@ export function requestLogRow(
   const last = attempts.length === 0 ? undefined : attempts[attempts.length - 1];
   const streamed = record.stream && last?.status !== undefined && last.status >= 200 && last.status < 300;
   const usage = record.usage;
-  const keepBodies = record.replyBody !== undefined;
+  const bodies = record.bodies?.kept === true ? record.bodies : undefined;
   return {
     id: context.requestId,
     correlationId: context.correlationId,
@@ -75,7 +75,7 @@ export function requestLogRow(
     firstByteMs: record.firstByteMs ?? null,
     totalMs,
     traceId: record.traceId ?? null,
-    requestBody: keepBodies ? (record.requestBody ?? null) : null,
-    replyBody: keepBodies ? (record.replyBody?.text ?? null) : null,
+    requestBody: bodies === undefined ? null : bodies.request,
+    replyBody: bodies === undefined || bodies.replyBytes === 0 ? null : bodies.reply,
   };
 }

@@ -21,6 +21,11 @@ export interface FeaturePolicy {
   readonly maxReasoningEffort?: ReasoningEffort;
 }
 
+/** An account's or key's `request_log` setting: `bodies`, its request records keep request and reply bodies. */
+export interface RequestLogSetting {
+  readonly bodies: boolean;
+}
+
 export interface AccountRecord {
   readonly id: string;
   readonly name: string | null;
@@ -30,6 +35,8 @@ export interface AccountRecord {
   readonly allowedModels: readonly string[] | null;
   readonly limits: RateLimits | null;
   readonly policy: FeaturePolicy | null;
+  /** null: the request records of its requests keep no bodies (unless the key or model says so). */
+  readonly requestLog: RequestLogSetting | null;
   readonly createdAt: string;
 }
 
@@ -60,6 +67,7 @@ export interface KeyRecord {
   /** null: whatever the account allows. */
   readonly allowedModels: readonly string[] | null;
   readonly policy: FeaturePolicy | null;
+  readonly requestLog: RequestLogSetting | null;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
 }
@@ -196,6 +204,7 @@ export interface NewAccount {
   readonly allowedModels?: readonly string[] | null;
   readonly limits?: RateLimits | null;
   readonly policy?: FeaturePolicy | null;
+  readonly requestLog?: RequestLogSetting | null;
 }
 
 export interface AccountPatch {
@@ -203,6 +212,7 @@ export interface AccountPatch {
   readonly allowedModels?: readonly string[] | null;
   readonly limits?: RateLimits | null;
   readonly policy?: FeaturePolicy | null;
+  readonly requestLog?: RequestLogSetting | null;
 }
 
 export interface NewKey {
@@ -219,6 +229,7 @@ export interface NewKey {
   readonly limits?: RateLimits | null;
   readonly allowedModels?: readonly string[] | null;
   readonly policy?: FeaturePolicy | null;
+  readonly requestLog?: RequestLogSetting | null;
 }
 
 export interface KeyPatch {
@@ -229,6 +240,7 @@ export interface KeyPatch {
   readonly limits?: RateLimits | null;
   readonly allowedModels?: readonly string[] | null;
   readonly policy?: FeaturePolicy | null;
+  readonly requestLog?: RequestLogSetting | null;
 }
 
 export interface KeyFilter {

@@ -88,6 +88,7 @@ export class MemoryStore implements Store {
       allowedModels: account.allowedModels ?? null,
       limits: account.limits ?? null,
       policy: account.policy ?? null,
+      requestLog: account.requestLog ?? null,
       createdAt: now(),
     });
     this.addEntry(account.id, 'initial', account.balanceNano, account.balanceNano, reason);
@@ -104,6 +105,7 @@ export class MemoryStore implements Store {
       allowedModels: patch.allowedModels === undefined ? account.allowedModels : patch.allowedModels,
       limits: patch.limits === undefined ? account.limits : patch.limits,
       policy: patch.policy === undefined ? account.policy : patch.policy,
+      requestLog: patch.requestLog === undefined ? account.requestLog : patch.requestLog,
     };
     this.accounts.set(id, updated);
     this.changed({ kind: 'account', id });
@@ -166,6 +168,7 @@ export class MemoryStore implements Store {
       limits: key.limits ?? null,
       allowedModels: key.allowedModels ?? null,
       policy: key.policy ?? null,
+      requestLog: key.requestLog ?? null,
       createdAt: now(),
       lastUsedAt: null,
     });
@@ -185,6 +188,7 @@ export class MemoryStore implements Store {
       limits: patch.limits === undefined ? key.limits : patch.limits,
       allowedModels: patch.allowedModels === undefined ? key.allowedModels : patch.allowedModels,
       policy: patch.policy === undefined ? key.policy : patch.policy,
+      requestLog: patch.requestLog === undefined ? key.requestLog : patch.requestLog,
     };
     this.keys.set(id, updated);
     this.changed({ kind: 'key', id });

@@ -4,6 +4,7 @@ import type {
   AccountRecord,
   BalanceEntry,
   FeaturePolicy,
+  RequestLogSetting,
   KeyFilter,
   KeyPatch,
   KeyRecord,
@@ -42,6 +43,12 @@ const numOrNull = (value: unknown): number | null => (value === null || value ==
 const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
 
+/** The `request_log` column (migration 10): null, or `{"bodies": …}`. */
+function requestLogOf(value: unknown): RequestLogSetting | null {
+  const setting = (typeof value === 'string' ? JSON.parse(value) : value) as RequestLogSetting | null | undefined;
+  return setting === null || setting === undefined ? null : { bodies: setting.bodies === true };
+}
+
 function accountOf(row: Row): AccountRecord {
   return {
     id: String(row.id),
@@ -50,6 +57,7 @@ function accountOf(row: Row): AccountRecord {
     allowedModels: (row.allowed_models as string[] | null) ?? null,
     limits: (row.limits as RateLimits | null) ?? null,
     policy: (row.policy as FeaturePolicy | null) ?? null,
+    requestLog: requestLogOf(row.request_log),
     createdAt: iso(row.created_at),
   };
 }
@@ -69,6 +77,7 @@ function keyOf(row: Row): KeyRecord {
     limits: (row.limits as RateLimits | null) ?? null,
     allowedModels: (row.allowed_models as string[] | null) ?? null,
     policy: (row.policy as FeaturePolicy | null) ?? null,
+    requestLog: requestLogOf(row.request_log),
     createdAt: iso(row.created_at),
     lastUsedAt: isoOrNull(row.last_used_at),
   };
@@ -304,8 +313,8 @@ export class SqlStore implements Store {
   insertAccountIfAbsent(account: NewAccount, reason: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO accounts (id, name, balance_nano, allowed_models, limits, policy)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id`,
+        `INSERT INTO accounts (id, name, balance_nano, allowed_models, limits, policy, request_log)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
           account.id,
           account.name ?? null,
@@ -313,6 +322,7 @@ export class SqlStore implements Store {
           account.allowedModels ?? null,
           json(account.limits),
           json(account.policy),
+          json(account.requestLog),
         ],
       );
       if (inserted.length === 0) return false;
@@ -332,6 +342,7 @@ export class SqlStore implements Store {
         ['allowed_models', patch.allowedModels],
         ['limits', json(patch.limits), '::jsonb', patch.limits === undefined],
         ['policy', json(patch.policy), '::jsonb', patch.policy === undefined],
+        ['request_log', json(patch.requestLog), '::jsonb', patch.requestLog === undefined],
       ]);
       if (row === undefined) return undefined;
       await this.changed(tx, { kind: 'account', id });
@@ -375,8 +386,8 @@ export class SqlStore implements Store {
   insertKeyIfAbsent(key: NewKey): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO api_keys (id, hash, prefix, account_id, name, status, spend_limit_nano, limits, allowed_models, policy, source, status_reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12) ON CONFLICT DO NOTHING RETURNING id`,
+        `INSERT INTO api_keys (id, hash, prefix, account_id, name, status, spend_limit_nano, limits, allowed_models, policy, source, status_reason, request_log)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12, $13::jsonb) ON CONFLICT DO NOTHING RETURNING id`,
         [
           key.id,
           key.hash,
@@ -390,6 +401,7 @@ export class SqlStore implements Store {
           json(key.policy),
           key.source ?? 'admin',
           key.statusReason ?? null,
+          json(key.requestLog),
         ],
       );
       if (inserted.length === 0) return false;
@@ -409,6 +421,7 @@ export class SqlStore implements Store {
         ['limits', json(patch.limits), '::jsonb', patch.limits === undefined],
         ['allowed_models', patch.allowedModels],
         ['policy', json(patch.policy), '::jsonb', patch.policy === undefined],
+        ['request_log', json(patch.requestLog), '::jsonb', patch.requestLog === undefined],
       ]);
       if (row === undefined) return undefined;
       await this.changed(tx, { kind: 'key', id });

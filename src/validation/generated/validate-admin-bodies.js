@@ -3,7 +3,7 @@
 
 import func2Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateCreateAccount = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]}}};
 const func2 = func2Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
@@ -20,7 +20,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "name")) || (key0 === "balance")) || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy"))){
+if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "balance")) || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy")) || (key0 === "request_log"))){
 validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema11,data}];
 return false;
 break;
@@ -707,6 +707,115 @@ var valid0 = _errs29 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.request_log !== undefined){
+let data12 = data.request_log;
+const _errs54 = errors;
+const _errs55 = errors;
+let valid8 = false;
+const _errs56 = errors;
+if(errors === _errs56){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+let missing1;
+if((data12.bodies === undefined) && (missing1 = "bodies")){
+const err36 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.request_log.anyOf[0].required,parentSchema:schema11.properties.request_log.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+else {
+const _errs58 = errors;
+for(const key3 in data12){
+if(!(key3 === "bodies")){
+const err37 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.request_log.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+break;
+}
+}
+if(_errs58 === errors){
+if(data12.bodies !== undefined){
+let data13 = data12.bodies;
+if(typeof data13 !== "boolean"){
+const err38 = {instancePath:instancePath+"/request_log/bodies",schemaPath:"#/properties/request_log/anyOf/0/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.request_log.anyOf[0].properties.bodies.type,parentSchema:schema11.properties.request_log.anyOf[0].properties.bodies,data:data13};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.request_log.anyOf[0].type,parentSchema:schema11.properties.request_log.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+var _valid4 = _errs56 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs61 = errors;
+if(data12 !== null){
+const err40 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.request_log.anyOf[1].type,parentSchema:schema11.properties.request_log.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+var _valid4 = _errs61 === errors;
+valid8 = valid8 || _valid4;
+}
+if(!valid8){
+const err41 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.request_log.anyOf,parentSchema:schema11.properties.request_log,data:data12};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs54 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -725,7 +834,7 @@ return errors === 0;
 }
 
 export const validateUpdateAccount = validate11;
-const schema12 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema12 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]}}};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -734,7 +843,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "name") || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy"))){
+if(!(((((key0 === "name") || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy")) || (key0 === "request_log"))){
 validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema12,data}];
 return false;
 break;
@@ -1416,6 +1525,115 @@ var valid0 = _errs29 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.request_log !== undefined){
+let data10 = data.request_log;
+const _errs54 = errors;
+const _errs55 = errors;
+let valid9 = false;
+const _errs56 = errors;
+if(errors === _errs56){
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+let missing0;
+if((data10.bodies === undefined) && (missing0 = "bodies")){
+const err40 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema12.properties.request_log.anyOf[0].required,parentSchema:schema12.properties.request_log.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+const _errs58 = errors;
+for(const key3 in data10){
+if(!(key3 === "bodies")){
+const err41 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema12.properties.request_log.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+break;
+}
+}
+if(_errs58 === errors){
+if(data10.bodies !== undefined){
+let data11 = data10.bodies;
+if(typeof data11 !== "boolean"){
+const err42 = {instancePath:instancePath+"/request_log/bodies",schemaPath:"#/properties/request_log/anyOf/0/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema12.properties.request_log.anyOf[0].properties.bodies.type,parentSchema:schema12.properties.request_log.anyOf[0].properties.bodies,data:data11};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.request_log.anyOf[0].type,parentSchema:schema12.properties.request_log.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+var _valid5 = _errs56 === errors;
+valid9 = valid9 || _valid5;
+if(!valid9){
+const _errs61 = errors;
+if(data10 !== null){
+const err44 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema12.properties.request_log.anyOf[1].type,parentSchema:schema12.properties.request_log.anyOf[1],data:data10};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+var _valid5 = _errs61 === errors;
+valid9 = valid9 || _valid5;
+}
+if(!valid9){
+const err45 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.request_log.anyOf,parentSchema:schema12.properties.request_log,data:data10};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+validate11.errors = vErrors;
+return false;
+}
+else {
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs54 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -1609,7 +1827,7 @@ return errors === 0;
 }
 
 export const validateCreateKey = validate14;
-const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]}}};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1624,7 +1842,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "account") || (key0 === "name")) || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy"))){
+if(!(((((((key0 === "account") || (key0 === "name")) || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "request_log"))){
 validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema15,data}];
 return false;
 break;
@@ -2360,6 +2578,115 @@ var valid0 = _errs33 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.request_log !== undefined){
+let data12 = data.request_log;
+const _errs58 = errors;
+const _errs59 = errors;
+let valid9 = false;
+const _errs60 = errors;
+if(errors === _errs60){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+let missing1;
+if((data12.bodies === undefined) && (missing1 = "bodies")){
+const err41 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema15.properties.request_log.anyOf[0].required,parentSchema:schema15.properties.request_log.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+else {
+const _errs62 = errors;
+for(const key3 in data12){
+if(!(key3 === "bodies")){
+const err42 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.request_log.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+break;
+}
+}
+if(_errs62 === errors){
+if(data12.bodies !== undefined){
+let data13 = data12.bodies;
+if(typeof data13 !== "boolean"){
+const err43 = {instancePath:instancePath+"/request_log/bodies",schemaPath:"#/properties/request_log/anyOf/0/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema15.properties.request_log.anyOf[0].properties.bodies.type,parentSchema:schema15.properties.request_log.anyOf[0].properties.bodies,data:data13};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.request_log.anyOf[0].type,parentSchema:schema15.properties.request_log.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+var _valid5 = _errs60 === errors;
+valid9 = valid9 || _valid5;
+if(!valid9){
+const _errs65 = errors;
+if(data12 !== null){
+const err45 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema15.properties.request_log.anyOf[1].type,parentSchema:schema15.properties.request_log.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+var _valid5 = _errs65 === errors;
+valid9 = valid9 || _valid5;
+}
+if(!valid9){
+const err46 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.request_log.anyOf,parentSchema:schema15.properties.request_log,data:data12};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+validate14.errors = vErrors;
+return false;
+}
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs58 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -2378,7 +2705,7 @@ return errors === 0;
 }
 
 export const validateUpdateKey = validate15;
-const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2387,7 +2714,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "name") || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy"))){
+if(!((((((key0 === "name") || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "request_log"))){
 validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data}];
 return false;
 break;
@@ -3156,6 +3483,115 @@ var valid0 = _errs35 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.request_log !== undefined){
+let data11 = data.request_log;
+const _errs60 = errors;
+const _errs61 = errors;
+let valid10 = false;
+const _errs62 = errors;
+if(errors === _errs62){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+let missing0;
+if((data11.bodies === undefined) && (missing0 = "bodies")){
+const err45 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema16.properties.request_log.anyOf[0].required,parentSchema:schema16.properties.request_log.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+else {
+const _errs64 = errors;
+for(const key3 in data11){
+if(!(key3 === "bodies")){
+const err46 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.request_log.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+break;
+}
+}
+if(_errs64 === errors){
+if(data11.bodies !== undefined){
+let data12 = data11.bodies;
+if(typeof data12 !== "boolean"){
+const err47 = {instancePath:instancePath+"/request_log/bodies",schemaPath:"#/properties/request_log/anyOf/0/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema16.properties.request_log.anyOf[0].properties.bodies.type,parentSchema:schema16.properties.request_log.anyOf[0].properties.bodies,data:data12};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.request_log.anyOf[0].type,parentSchema:schema16.properties.request_log.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+var _valid6 = _errs62 === errors;
+valid10 = valid10 || _valid6;
+if(!valid10){
+const _errs67 = errors;
+if(data11 !== null){
+const err49 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema16.properties.request_log.anyOf[1].type,parentSchema:schema16.properties.request_log.anyOf[1],data:data11};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid6 = _errs67 === errors;
+valid10 = valid10 || _valid6;
+}
+if(!valid10){
+const err50 = {instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.request_log.anyOf,parentSchema:schema16.properties.request_log,data:data11};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+validate15.errors = vErrors;
+return false;
+}
+else {
+errors = _errs61;
+if(vErrors !== null){
+if(_errs61){
+vErrors.length = _errs61;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs60 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
