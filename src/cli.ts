@@ -17,7 +17,7 @@ ${ADMIN_USAGE}`;
 
 /** The usage text for one command's `--help`. */
 async function commandUsage(command: string): Promise<string> {
-  if (command === 'keys' || command === 'accounts' || command === 'usage') return ADMIN_USAGE;
+  if (command === 'keys' || command === 'accounts' || command === 'usage' || command === 'requests') return ADMIN_USAGE;
   if (command === 'simulate') return `${(await import('./simulator/run-simulator.js')).SIMULATE_USAGE}\n`;
   return USAGE;
 }
@@ -135,6 +135,7 @@ async function main(argv: string[]): Promise<void> {
     case 'keys':
     case 'accounts':
     case 'usage':
+    case 'requests':
       process.exitCode = await (await import('./cli/admin-commands.js')).runAdminCommand(command, rest);
       return;
     case '--help':

@@ -4,6 +4,7 @@ import { loadConfigFile } from '../config/load-config.js';
 import { AdminCallError, openTransport, type AdminTransport } from './admin-transport.js';
 import { CliUsageError } from './cli-usage-error.js';
 import { formatRecord, formatTable } from './format-table.js';
+import { planRequests } from './request-commands.js';
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -29,6 +30,14 @@ const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   limit: { type: 'string' },
+  status: { type: 'string' },
+  'error-code': { type: 'string' },
+  'end-user': { type: 'string' },
+  node: { type: 'string' },
+  door: { type: 'string' },
+  since: { type: 'string' },
+  cursor: { type: 'string' },
+  bodies: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -87,6 +96,14 @@ function policy(values: Values) {
   };
 }
 
+/** `--bodies on|off`: the `request_log` setting of an account or key (off clears it). */
+function requestLog(values: Values) {
+  if (values.bodies === undefined) return undefined;
+  if (values.bodies === 'on') return { bodies: true };
+  if (values.bodies === 'off') return null;
+  throw new CliUsageError('--bodies must be on or off');
+}
+
 /** Drops undefined fields so the body carries only what was asked for. */
 function defined(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
@@ -97,7 +114,17 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
-const ACCOUNT_FIELDS = ['id', 'name', 'balance', 'reserved', 'allowed_models', 'limits', 'policy', 'created_at'];
+const ACCOUNT_FIELDS = [
+  'id',
+  'name',
+  'balance',
+  'reserved',
+  'allowed_models',
+  'limits',
+  'policy',
+  'request_log',
+  'created_at',
+];
 const KEY_COLUMNS = [
   'id',
   'prefix',
@@ -110,7 +137,7 @@ const KEY_COLUMNS = [
   'source',
   'status_reason',
 ];
-const KEY_FIELDS = [...KEY_COLUMNS, 'limits', 'allowed_models', 'policy', 'created_at'];
+const KEY_FIELDS = [...KEY_COLUMNS, 'limits', 'allowed_models', 'policy', 'request_log', 'created_at'];
 const USAGE_COLUMNS = [
   'created_at',
   'request_id',
@@ -206,6 +233,7 @@ function plan(
             allowed_models: models(values.models),
             limits: limits(values),
             policy: policy(values),
+            request_log: requestLog(values),
           }),
           print: record(ACCOUNT_FIELDS),
         };
@@ -257,6 +285,7 @@ function plan(
             allowed_models: models(values.models),
             limits: limits(values),
             policy: policy(values),
+            request_log: requestLog(values),
           }),
           print: record(KEY_FIELDS),
         };
@@ -286,10 +315,11 @@ function plan(
       },
     };
   }
+  if (group === 'requests') return planRequests(args, values);
   throw new CliUsageError(`unknown command "${[group, action].filter(Boolean).join(' ')}"`);
 }
 
-/** `switchyard keys|accounts|usage …`: exit 0 with the answer on stdout, 1 with the error on stderr. */
+/** `switchyard keys|accounts|usage|requests …`: exit 0 with the answer on stdout, 1 with the error on stderr. */
 export async function runAdminCommand(group: string, argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
   const call = plan(group, positionals, values);

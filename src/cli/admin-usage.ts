@@ -1,15 +1,18 @@
-/** Help text of the keys, accounts and usage commands (kept apart so `serve` does not load them). */
-export const ADMIN_USAGE = `Keys, accounts and usage (same store as the gateway; --json for scripts):
+/** Help text of the keys, accounts, usage and requests commands (kept apart so `serve` does not load them). */
+export const ADMIN_USAGE = `Keys, accounts, usage and the request record (same store as the gateway; --json for scripts):
   switchyard accounts create ID [--balance USD] [--name TEXT] [--models a,b]
   switchyard accounts list | show ID | ledger ID
   switchyard accounts topup ID USD --reason TEXT
   switchyard accounts adjust ID ±USD --reason TEXT
-  switchyard accounts set ID [--models a,b|all] [--streaming on|off] [--max-effort none|minimal|low|medium|high|xhigh|max] [--rpm N] [--rps N] [--tpm N]
+  switchyard accounts set ID [--models a,b|all] [--streaming on|off] [--max-effort none|minimal|low|medium|high|xhigh|max] [--rpm N] [--rps N] [--tpm N] [--bodies on|off]
   switchyard keys create --account ID [--name TEXT] [--spend-limit USD] [--models a,b] [--rpm N] [--rps N] [--tpm N]
   switchyard keys list [--prefix P] [--account ID] [--all] | show KEY
   switchyard keys block|unblock|revoke|delete KEY        (KEY: key id or a unique prefix)
-  switchyard keys set KEY [--spend-limit USD|none] [--models a,b|all] [--name TEXT] [--rpm N] [--rps N] [--tpm N]
+  switchyard keys set KEY [--spend-limit USD|none] [--models a,b|all] [--name TEXT] [--rpm N] [--rps N] [--tpm N] [--bodies on|off]
   switchyard usage [--key KEY] [--account ID] [--model M] [--from TIME] [--to TIME] [--limit N]
+  switchyard requests [--status 4xx|404] [--error-code C] [--model M] [--key KEY_ID] [--account ID] [--end-user U]
+                      [--node N] [--door chat|messages|responses] [--since 1h | --from TIME] [--to TIME] [--limit N] [--cursor C]
+  switchyard requests show REQUEST_ID                     (the record, its attempts as a timeline)
 Where: --config FILE ($SWITCHYARD_CONFIG; none: the demo's store), --store URL,
   --url URL --admin-key KEY ($SWITCHYARD_URL, $SWITCHYARD_ADMIN_KEY) to go through a running gateway.
 `;
