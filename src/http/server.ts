@@ -30,6 +30,7 @@ import { MODEL_PATH_PREFIX, MODELS_ERROR_SHAPE, modelRoute, modelsRoute } from '
 import { STORED_RESPONSE_PATH_PREFIX, storedResponsesRoute } from './routes/stored-responses.js';
 import type { adminRoute } from './admin/admin-route.js';
 import type { consoleRoute } from './console/console-route.js';
+import { doorLabelOf, OPS_PATHS, requestAreaOf, UNKNOWN_DOOR, type RequestArea } from './request-area.js';
 
 export type RouteHandler = (
   request: IncomingMessage,
@@ -46,8 +47,6 @@ export interface Route {
   readonly errors?: ErrorShape;
 }
 
-/** Probe and scrape paths: logged at debug, not counted in the request metrics, served while shutting down. */
-const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /** After the grace period, how long cut requests get to write their last event before sockets are closed. */
 const CUT_WAIT_MS = 2_000;
 
@@ -214,14 +213,22 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     return route.handler(request, response, context);
   }
 
-  function finished(request: IncomingMessage, context: RequestContext, path: string): void {
+  function finished(
+    request: IncomingMessage,
+    context: RequestContext,
+    path: string,
+    area: RequestArea,
+    door: string,
+  ): void {
     const totalMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
-    if (OPS_PATHS.has(path)) {
+    if (area === 'ops') {
       requestLog.write('debug', { context, method: request.method, path, totalMs });
       return;
     }
     requestLog.write('info', { context, method: request.method, path, totalMs });
-    services.metrics.observeRequest(context.record, totalMs);
+    // The operator's calls (admin API, console) are counted apart from the clients' (PRODUCT decision 30).
+    if (area === 'client') services.metrics.observeRequest(context.record, totalMs, door);
+    else services.metrics.observeOperatorRequest(area, context.record);
   }
 
   const server = createServer(
@@ -237,7 +244,9 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       const { cancellation } = context;
       const path = pathOf(request.url);
       const route = routes.get(path);
-      if (route?.frontDoor !== undefined) context.record.frontDoor = route.frontDoor;
+      const area = requestAreaOf(path);
+      const door = area === 'client' ? doorLabelOf(path, route) : UNKNOWN_DOOR;
+      if (door === 'chat' || door === 'messages' || door === 'responses') context.record.frontDoor = door;
       const entry: InFlightRequest = { context, response };
       const slot = inFlight.add(entry);
       if (shuttingDown) response.shouldKeepAlive = false;
@@ -252,7 +261,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       const partDone = () => {
         if (--openParts !== 0) return;
         inFlight.remove(slot);
-        finished(request, context, path);
+        finished(request, context, path, area, door);
         if (inFlight.size === 0) onIdle?.();
       };
       response.on('close', () => {
@@ -402,5 +411,6 @@ function answerClientError(
     { request_id: requestId, status: failure.status, error_code: failure.code, client_error: error.code },
     'request',
   );
-  services.metrics.observeRequest(context.record, 0);
+  // No path was read: the request is a client's, at no known door.
+  services.metrics.observeRequest(context.record, 0, UNKNOWN_DOOR);
 }
