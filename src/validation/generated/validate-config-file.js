@@ -3,17 +3,18 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
 const pattern1 = new RegExp("^rediss?://", "u");
-const pattern2 = new RegExp("^/", "u");
-const pattern3 = new RegExp("^[A-Za-z0-9._-]+$", "u");
-const pattern4 = new RegExp("^https?://", "u");
-const pattern5 = new RegExp("^(.*)$", "u");
-const pattern6 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
-const pattern9 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
+const pattern2 = new RegExp("^https?://[^\\s]*\\{trace_id\\}[^\\s]*$", "u");
+const pattern3 = new RegExp("^/", "u");
+const pattern4 = new RegExp("^[A-Za-z0-9._-]+$", "u");
+const pattern5 = new RegExp("^https?://", "u");
+const pattern6 = new RegExp("^(.*)$", "u");
+const pattern7 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
+const pattern10 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -855,7 +856,7 @@ if(errors === _errs47){
 if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
 const _errs49 = errors;
 for(const key4 in data21){
-if(!(key4 === "session_ttl_seconds")){
+if(!((key4 === "session_ttl_seconds") || (key4 === "trace_url"))){
 validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data21}];
 return false;
 break;
@@ -899,6 +900,56 @@ return false;
 }
 }
 }
+var valid5 = _errs50 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data21.trace_url !== undefined){
+let data23 = data21.trace_url;
+const _errs52 = errors;
+if(typeof data23 !== "string"){
+let dataType18 = typeof data23;
+let coerced18 = undefined;
+if(!(coerced18 !== undefined)){
+if(dataType18 == "number" || dataType18 == "boolean"){
+coerced18 = "" + data23;
+}
+else if(data23 === null){
+coerced18 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.console.properties.trace_url.type,parentSchema:schema11.properties.console.properties.trace_url,data:data23}];
+return false;
+}
+}
+if(coerced18 !== undefined){
+data23 = coerced18;
+if(data21 !== undefined){
+data21["trace_url"] = coerced18;
+}
+}
+}
+if(errors === _errs52){
+if(typeof data23 === "string"){
+if(func3(data23) > 2048){
+validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema11.properties.console.properties.trace_url,data:data23}];
+return false;
+}
+else {
+if(!pattern2.test(data23)){
+validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]*\\{trace_id\\}[^\\s]*$"},message:"must match pattern \""+"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$"+"\"",schema:"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$",parentSchema:schema11.properties.console.properties.trace_url,data:data23}];
+return false;
+}
+}
+}
+}
+var valid5 = _errs52 === errors;
+}
+else {
+var valid5 = true;
+}
 }
 }
 }
@@ -914,23 +965,23 @@ var valid0 = true;
 }
 if(valid0){
 if(data.log_level !== undefined){
-let data23 = data.log_level;
-const _errs52 = errors;
-const _errs53 = errors;
-let valid6 = false;
+let data24 = data.log_level;
 const _errs54 = errors;
-if(typeof data23 !== "string"){
-let dataType18 = typeof data23;
-let coerced18 = undefined;
-if(!(coerced18 !== undefined)){
-if(dataType18 == "number" || dataType18 == "boolean"){
-coerced18 = "" + data23;
+const _errs55 = errors;
+let valid6 = false;
+const _errs56 = errors;
+if(typeof data24 !== "string"){
+let dataType19 = typeof data24;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 == "number" || dataType19 == "boolean"){
+coerced19 = "" + data24;
 }
-else if(data23 === null){
-coerced18 = "";
+else if(data24 === null){
+coerced19 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data23};
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data24};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -940,15 +991,15 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(coerced18 !== undefined){
-data23 = coerced18;
+if(coerced19 !== undefined){
+data24 = coerced19;
 if(data !== undefined){
-data["log_level"] = coerced18;
+data["log_level"] = coerced19;
 }
 }
 }
-if("fatal" !== data23){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data23};
+if("fatal" !== data24){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data24};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -957,22 +1008,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs54 === errors;
+var _valid0 = _errs56 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs56 = errors;
-if(typeof data23 !== "string"){
-let dataType19 = typeof data23;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 == "number" || dataType19 == "boolean"){
-coerced19 = "" + data23;
+const _errs58 = errors;
+if(typeof data24 !== "string"){
+let dataType20 = typeof data24;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 == "number" || dataType20 == "boolean"){
+coerced20 = "" + data24;
 }
-else if(data23 === null){
-coerced19 = "";
+else if(data24 === null){
+coerced20 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data23};
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data24};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -982,15 +1033,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced19 !== undefined){
-data23 = coerced19;
+if(coerced20 !== undefined){
+data24 = coerced20;
 if(data !== undefined){
-data["log_level"] = coerced19;
+data["log_level"] = coerced20;
 }
 }
 }
-if("error" !== data23){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data23};
+if("error" !== data24){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data24};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -999,22 +1050,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs56 === errors;
+var _valid0 = _errs58 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs58 = errors;
-if(typeof data23 !== "string"){
-let dataType20 = typeof data23;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 == "number" || dataType20 == "boolean"){
-coerced20 = "" + data23;
+const _errs60 = errors;
+if(typeof data24 !== "string"){
+let dataType21 = typeof data24;
+let coerced21 = undefined;
+if(!(coerced21 !== undefined)){
+if(dataType21 == "number" || dataType21 == "boolean"){
+coerced21 = "" + data24;
 }
-else if(data23 === null){
-coerced20 = "";
+else if(data24 === null){
+coerced21 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data23};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data24};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1024,15 +1075,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced20 !== undefined){
-data23 = coerced20;
+if(coerced21 !== undefined){
+data24 = coerced21;
 if(data !== undefined){
-data["log_level"] = coerced20;
+data["log_level"] = coerced21;
 }
 }
 }
-if("warn" !== data23){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data23};
+if("warn" !== data24){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data24};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1041,22 +1092,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs58 === errors;
+var _valid0 = _errs60 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs60 = errors;
-if(typeof data23 !== "string"){
-let dataType21 = typeof data23;
-let coerced21 = undefined;
-if(!(coerced21 !== undefined)){
-if(dataType21 == "number" || dataType21 == "boolean"){
-coerced21 = "" + data23;
+const _errs62 = errors;
+if(typeof data24 !== "string"){
+let dataType22 = typeof data24;
+let coerced22 = undefined;
+if(!(coerced22 !== undefined)){
+if(dataType22 == "number" || dataType22 == "boolean"){
+coerced22 = "" + data24;
 }
-else if(data23 === null){
-coerced21 = "";
+else if(data24 === null){
+coerced22 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data23};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data24};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1066,15 +1117,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced21 !== undefined){
-data23 = coerced21;
+if(coerced22 !== undefined){
+data24 = coerced22;
 if(data !== undefined){
-data["log_level"] = coerced21;
+data["log_level"] = coerced22;
 }
 }
 }
-if("info" !== data23){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data23};
+if("info" !== data24){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data24};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1083,22 +1134,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs60 === errors;
+var _valid0 = _errs62 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs62 = errors;
-if(typeof data23 !== "string"){
-let dataType22 = typeof data23;
-let coerced22 = undefined;
-if(!(coerced22 !== undefined)){
-if(dataType22 == "number" || dataType22 == "boolean"){
-coerced22 = "" + data23;
+const _errs64 = errors;
+if(typeof data24 !== "string"){
+let dataType23 = typeof data24;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 == "number" || dataType23 == "boolean"){
+coerced23 = "" + data24;
 }
-else if(data23 === null){
-coerced22 = "";
+else if(data24 === null){
+coerced23 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data23};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data24};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1108,15 +1159,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced22 !== undefined){
-data23 = coerced22;
+if(coerced23 !== undefined){
+data24 = coerced23;
 if(data !== undefined){
-data["log_level"] = coerced22;
+data["log_level"] = coerced23;
 }
 }
 }
-if("debug" !== data23){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data23};
+if("debug" !== data24){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data24};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1125,22 +1176,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs62 === errors;
+var _valid0 = _errs64 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs64 = errors;
-if(typeof data23 !== "string"){
-let dataType23 = typeof data23;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 == "number" || dataType23 == "boolean"){
-coerced23 = "" + data23;
+const _errs66 = errors;
+if(typeof data24 !== "string"){
+let dataType24 = typeof data24;
+let coerced24 = undefined;
+if(!(coerced24 !== undefined)){
+if(dataType24 == "number" || dataType24 == "boolean"){
+coerced24 = "" + data24;
 }
-else if(data23 === null){
-coerced23 = "";
+else if(data24 === null){
+coerced24 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data23};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data24};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1150,15 +1201,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced23 !== undefined){
-data23 = coerced23;
+if(coerced24 !== undefined){
+data24 = coerced24;
 if(data !== undefined){
-data["log_level"] = coerced23;
+data["log_level"] = coerced24;
 }
 }
 }
-if("trace" !== data23){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data23};
+if("trace" !== data24){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data24};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1167,22 +1218,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs64 === errors;
+var _valid0 = _errs66 === errors;
 valid6 = valid6 || _valid0;
 if(!valid6){
-const _errs66 = errors;
-if(typeof data23 !== "string"){
-let dataType24 = typeof data23;
-let coerced24 = undefined;
-if(!(coerced24 !== undefined)){
-if(dataType24 == "number" || dataType24 == "boolean"){
-coerced24 = "" + data23;
+const _errs68 = errors;
+if(typeof data24 !== "string"){
+let dataType25 = typeof data24;
+let coerced25 = undefined;
+if(!(coerced25 !== undefined)){
+if(dataType25 == "number" || dataType25 == "boolean"){
+coerced25 = "" + data24;
 }
-else if(data23 === null){
-coerced24 = "";
+else if(data24 === null){
+coerced25 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data23};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data24};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1192,15 +1243,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced24 !== undefined){
-data23 = coerced24;
+if(coerced25 !== undefined){
+data24 = coerced25;
 if(data !== undefined){
-data["log_level"] = coerced24;
+data["log_level"] = coerced25;
 }
 }
 }
-if("silent" !== data23){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data23};
+if("silent" !== data24){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data24};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1209,7 +1260,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs66 === errors;
+var _valid0 = _errs68 === errors;
 valid6 = valid6 || _valid0;
 }
 }
@@ -1218,7 +1269,7 @@ valid6 = valid6 || _valid0;
 }
 }
 if(!valid6){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data23};
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data24};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1230,89 +1281,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs53;
+errors = _errs55;
 if(vErrors !== null){
-if(_errs53){
-vErrors.length = _errs53;
+if(_errs55){
+vErrors.length = _errs55;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs52 === errors;
+var valid0 = _errs54 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data24 = data.limits;
-const _errs68 = errors;
-if(errors === _errs68){
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+let data25 = data.limits;
 const _errs70 = errors;
-for(const key5 in data24){
-if(!(((((key5 === "key") || (key5 === "ip")) || (key5 === "account")) || (key5 === "auth_failures_per_minute")) || (key5 === "count_tokens_per_minute"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data24}];
-return false;
-break;
-}
-}
-if(_errs70 === errors){
-if(data24.key !== undefined){
-let data25 = data24.key;
-const _errs71 = errors;
-if(errors === _errs71){
+if(errors === _errs70){
 if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-const _errs73 = errors;
-for(const key6 in data25){
-if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data25}];
+const _errs72 = errors;
+for(const key5 in data25){
+if(!(((((key5 === "key") || (key5 === "ip")) || (key5 === "account")) || (key5 === "auth_failures_per_minute")) || (key5 === "count_tokens_per_minute"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data25}];
 return false;
 break;
 }
 }
-if(_errs73 === errors){
-if(data25.rpm !== undefined){
-let data26 = data25.rpm;
-const _errs74 = errors;
-if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
-let dataType25 = typeof data26;
-let coerced25 = undefined;
-if(!(coerced25 !== undefined)){
-if(dataType25 === "boolean" || data26 === null
-              || (dataType25 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
-coerced25 = +data26;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data26}];
+if(_errs72 === errors){
+if(data25.key !== undefined){
+let data26 = data25.key;
+const _errs73 = errors;
+if(errors === _errs73){
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+const _errs75 = errors;
+for(const key6 in data26){
+if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data26}];
 return false;
+break;
 }
 }
-if(coerced25 !== undefined){
-data26 = coerced25;
-if(data25 !== undefined){
-data25["rpm"] = coerced25;
-}
-}
-}
-if(errors === _errs74){
-if(typeof data26 == "number"){
-if(data26 < 1 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data26}];
-return false;
-}
-}
-}
-var valid8 = _errs74 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data25.rps !== undefined){
-let data27 = data25.rps;
+if(_errs75 === errors){
+if(data26.rpm !== undefined){
+let data27 = data26.rpm;
 const _errs76 = errors;
 if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
 let dataType26 = typeof data27;
@@ -1323,21 +1337,21 @@ if(dataType26 === "boolean" || data27 === null
 coerced26 = +data27;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data27}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data27}];
 return false;
 }
 }
 if(coerced26 !== undefined){
 data27 = coerced26;
-if(data25 !== undefined){
-data25["rps"] = coerced26;
+if(data26 !== undefined){
+data26["rpm"] = coerced26;
 }
 }
 }
 if(errors === _errs76){
 if(typeof data27 == "number"){
 if(data27 < 1 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data27}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data27}];
 return false;
 }
 }
@@ -1348,8 +1362,8 @@ else {
 var valid8 = true;
 }
 if(valid8){
-if(data25.tpm !== undefined){
-let data28 = data25.tpm;
+if(data26.rps !== undefined){
+let data28 = data26.rps;
 const _errs78 = errors;
 if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
 let dataType27 = typeof data28;
@@ -1360,21 +1374,21 @@ if(dataType27 === "boolean" || data28 === null
 coerced27 = +data28;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data28}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data28}];
 return false;
 }
 }
 if(coerced27 !== undefined){
 data28 = coerced27;
-if(data25 !== undefined){
-data25["tpm"] = coerced27;
+if(data26 !== undefined){
+data26["rps"] = coerced27;
 }
 }
 }
 if(errors === _errs78){
 if(typeof data28 == "number"){
 if(data28 < 1 || isNaN(data28)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data28}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data28}];
 return false;
 }
 }
@@ -1384,74 +1398,74 @@ var valid8 = _errs78 === errors;
 else {
 var valid8 = true;
 }
+if(valid8){
+if(data26.tpm !== undefined){
+let data29 = data26.tpm;
+const _errs80 = errors;
+if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
+let dataType28 = typeof data29;
+let coerced28 = undefined;
+if(!(coerced28 !== undefined)){
+if(dataType28 === "boolean" || data29 === null
+              || (dataType28 === "string" && data29 && data29 == +data29 && !(data29 % 1))){
+coerced28 = +data29;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data29}];
+return false;
+}
+}
+if(coerced28 !== undefined){
+data29 = coerced28;
+if(data26 !== undefined){
+data26["tpm"] = coerced28;
+}
+}
+}
+if(errors === _errs80){
+if(typeof data29 == "number"){
+if(data29 < 1 || isNaN(data29)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data29}];
+return false;
+}
+}
+}
+var valid8 = _errs80 === errors;
+}
+else {
+var valid8 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data26}];
 return false;
 }
 }
-var valid7 = _errs71 === errors;
+var valid7 = _errs73 === errors;
 }
 else {
 var valid7 = true;
 }
 if(valid7){
-if(data24.ip !== undefined){
-let data29 = data24.ip;
-const _errs80 = errors;
-if(errors === _errs80){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data25.ip !== undefined){
+let data30 = data25.ip;
 const _errs82 = errors;
-for(const key7 in data29){
+if(errors === _errs82){
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+const _errs84 = errors;
+for(const key7 in data30){
 if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data29}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data30}];
 return false;
 break;
 }
 }
-if(_errs82 === errors){
-if(data29.rpm !== undefined){
-let data30 = data29.rpm;
-const _errs83 = errors;
-if(!((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30)))){
-let dataType28 = typeof data30;
-let coerced28 = undefined;
-if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data30 === null
-              || (dataType28 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
-coerced28 = +data30;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data30}];
-return false;
-}
-}
-if(coerced28 !== undefined){
-data30 = coerced28;
-if(data29 !== undefined){
-data29["rpm"] = coerced28;
-}
-}
-}
-if(errors === _errs83){
-if(typeof data30 == "number"){
-if(data30 < 1 || isNaN(data30)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data30}];
-return false;
-}
-}
-}
-var valid9 = _errs83 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data29.rps !== undefined){
-let data31 = data29.rps;
+if(_errs84 === errors){
+if(data30.rpm !== undefined){
+let data31 = data30.rpm;
 const _errs85 = errors;
 if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
 let dataType29 = typeof data31;
@@ -1462,21 +1476,21 @@ if(dataType29 === "boolean" || data31 === null
 coerced29 = +data31;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data31}];
 return false;
 }
 }
 if(coerced29 !== undefined){
 data31 = coerced29;
-if(data29 !== undefined){
-data29["rps"] = coerced29;
+if(data30 !== undefined){
+data30["rpm"] = coerced29;
 }
 }
 }
 if(errors === _errs85){
 if(typeof data31 == "number"){
 if(data31 < 1 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data31}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data31}];
 return false;
 }
 }
@@ -1487,8 +1501,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data29.tpm !== undefined){
-let data32 = data29.tpm;
+if(data30.rps !== undefined){
+let data32 = data30.rps;
 const _errs87 = errors;
 if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
 let dataType30 = typeof data32;
@@ -1499,21 +1513,21 @@ if(dataType30 === "boolean" || data32 === null
 coerced30 = +data32;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data32}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data32}];
 return false;
 }
 }
 if(coerced30 !== undefined){
 data32 = coerced30;
-if(data29 !== undefined){
-data29["tpm"] = coerced30;
+if(data30 !== undefined){
+data30["rps"] = coerced30;
 }
 }
 }
 if(errors === _errs87){
 if(typeof data32 == "number"){
 if(data32 < 1 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data32}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data32}];
 return false;
 }
 }
@@ -1523,74 +1537,74 @@ var valid9 = _errs87 === errors;
 else {
 var valid9 = true;
 }
+if(valid9){
+if(data30.tpm !== undefined){
+let data33 = data30.tpm;
+const _errs89 = errors;
+if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
+let dataType31 = typeof data33;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 === "boolean" || data33 === null
+              || (dataType31 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
+coerced31 = +data33;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data33}];
+return false;
+}
+}
+if(coerced31 !== undefined){
+data33 = coerced31;
+if(data30 !== undefined){
+data30["tpm"] = coerced31;
+}
+}
+}
+if(errors === _errs89){
+if(typeof data33 == "number"){
+if(data33 < 1 || isNaN(data33)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data33}];
+return false;
+}
+}
+}
+var valid9 = _errs89 === errors;
+}
+else {
+var valid9 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data29}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data30}];
 return false;
 }
 }
-var valid7 = _errs80 === errors;
+var valid7 = _errs82 === errors;
 }
 else {
 var valid7 = true;
 }
 if(valid7){
-if(data24.account !== undefined){
-let data33 = data24.account;
-const _errs89 = errors;
-if(errors === _errs89){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data25.account !== undefined){
+let data34 = data25.account;
 const _errs91 = errors;
-for(const key8 in data33){
+if(errors === _errs91){
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+const _errs93 = errors;
+for(const key8 in data34){
 if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data33}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data34}];
 return false;
 break;
 }
 }
-if(_errs91 === errors){
-if(data33.rpm !== undefined){
-let data34 = data33.rpm;
-const _errs92 = errors;
-if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
-let dataType31 = typeof data34;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data34 === null
-              || (dataType31 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
-coerced31 = +data34;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data34}];
-return false;
-}
-}
-if(coerced31 !== undefined){
-data34 = coerced31;
-if(data33 !== undefined){
-data33["rpm"] = coerced31;
-}
-}
-}
-if(errors === _errs92){
-if(typeof data34 == "number"){
-if(data34 < 1 || isNaN(data34)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data34}];
-return false;
-}
-}
-}
-var valid10 = _errs92 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data33.rps !== undefined){
-let data35 = data33.rps;
+if(_errs93 === errors){
+if(data34.rpm !== undefined){
+let data35 = data34.rpm;
 const _errs94 = errors;
 if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
 let dataType32 = typeof data35;
@@ -1601,21 +1615,21 @@ if(dataType32 === "boolean" || data35 === null
 coerced32 = +data35;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data35}];
 return false;
 }
 }
 if(coerced32 !== undefined){
 data35 = coerced32;
-if(data33 !== undefined){
-data33["rps"] = coerced32;
+if(data34 !== undefined){
+data34["rpm"] = coerced32;
 }
 }
 }
 if(errors === _errs94){
 if(typeof data35 == "number"){
 if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data35}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data35}];
 return false;
 }
 }
@@ -1626,8 +1640,8 @@ else {
 var valid10 = true;
 }
 if(valid10){
-if(data33.tpm !== undefined){
-let data36 = data33.tpm;
+if(data34.rps !== undefined){
+let data36 = data34.rps;
 const _errs96 = errors;
 if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
 let dataType33 = typeof data36;
@@ -1638,21 +1652,21 @@ if(dataType33 === "boolean" || data36 === null
 coerced33 = +data36;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data36}];
 return false;
 }
 }
 if(coerced33 !== undefined){
 data36 = coerced33;
-if(data33 !== undefined){
-data33["tpm"] = coerced33;
+if(data34 !== undefined){
+data34["rps"] = coerced33;
 }
 }
 }
 if(errors === _errs96){
 if(typeof data36 == "number"){
 if(data36 < 1 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data36}];
 return false;
 }
 }
@@ -1662,23 +1676,9 @@ var valid10 = _errs96 === errors;
 else {
 var valid10 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data33}];
-return false;
-}
-}
-var valid7 = _errs89 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data24.auth_failures_per_minute !== undefined){
-let data37 = data24.auth_failures_per_minute;
+if(valid10){
+if(data34.tpm !== undefined){
+let data37 = data34.tpm;
 const _errs98 = errors;
 if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
 let dataType34 = typeof data37;
@@ -1689,33 +1689,47 @@ if(dataType34 === "boolean" || data37 === null
 coerced34 = +data37;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data37}];
 return false;
 }
 }
 if(coerced34 !== undefined){
 data37 = coerced34;
-if(data24 !== undefined){
-data24["auth_failures_per_minute"] = coerced34;
+if(data34 !== undefined){
+data34["tpm"] = coerced34;
 }
 }
 }
 if(errors === _errs98){
 if(typeof data37 == "number"){
 if(data37 < 1 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data37}];
 return false;
 }
 }
 }
-var valid7 = _errs98 === errors;
+var valid10 = _errs98 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data34}];
+return false;
+}
+}
+var valid7 = _errs91 === errors;
 }
 else {
 var valid7 = true;
 }
 if(valid7){
-if(data24.count_tokens_per_minute !== undefined){
-let data38 = data24.count_tokens_per_minute;
+if(data25.auth_failures_per_minute !== undefined){
+let data38 = data25.auth_failures_per_minute;
 const _errs100 = errors;
 if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
 let dataType35 = typeof data38;
@@ -1726,26 +1740,63 @@ if(dataType35 === "boolean" || data38 === null
 coerced35 = +data38;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data38}];
 return false;
 }
 }
 if(coerced35 !== undefined){
 data38 = coerced35;
-if(data24 !== undefined){
-data24["count_tokens_per_minute"] = coerced35;
+if(data25 !== undefined){
+data25["auth_failures_per_minute"] = coerced35;
 }
 }
 }
 if(errors === _errs100){
 if(typeof data38 == "number"){
 if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data38}];
 return false;
 }
 }
 }
 var valid7 = _errs100 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data25.count_tokens_per_minute !== undefined){
+let data39 = data25.count_tokens_per_minute;
+const _errs102 = errors;
+if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
+let dataType36 = typeof data39;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 === "boolean" || data39 === null
+              || (dataType36 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
+coerced36 = +data39;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data39}];
+return false;
+}
+}
+if(coerced36 !== undefined){
+data39 = coerced36;
+if(data25 !== undefined){
+data25["count_tokens_per_minute"] = coerced36;
+}
+}
+}
+if(errors === _errs102){
+if(typeof data39 == "number"){
+if(data39 < 1 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data39}];
+return false;
+}
+}
+}
+var valid7 = _errs102 === errors;
 }
 else {
 var valid7 = true;
@@ -1757,126 +1808,65 @@ var valid7 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data24}];
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data25}];
 return false;
 }
 }
-var valid0 = _errs68 === errors;
+var valid0 = _errs70 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data39 = data.failover;
-const _errs102 = errors;
-if(errors === _errs102){
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+let data40 = data.failover;
 const _errs104 = errors;
-for(const key9 in data39){
+if(errors === _errs104){
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+const _errs106 = errors;
+for(const key9 in data40){
 if(!(((key9 === "max_attempts") || (key9 === "retry_on_status")) || (key9 === "max_retry_after_seconds"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data40}];
 return false;
 break;
 }
 }
-if(_errs104 === errors){
-if(data39.max_attempts !== undefined){
-let data40 = data39.max_attempts;
-const _errs105 = errors;
-if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
-let dataType36 = typeof data40;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data40 === null
-              || (dataType36 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
-coerced36 = +data40;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data40}];
-return false;
-}
-}
-if(coerced36 !== undefined){
-data40 = coerced36;
-if(data39 !== undefined){
-data39["max_attempts"] = coerced36;
-}
-}
-}
-if(errors === _errs105){
-if(typeof data40 == "number"){
-if(data40 > 20 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data40}];
-return false;
-}
-else {
-if(data40 < 1 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data40}];
-return false;
-}
-}
-}
-}
-var valid11 = _errs105 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data39.retry_on_status !== undefined){
-let data41 = data39.retry_on_status;
+if(_errs106 === errors){
+if(data40.max_attempts !== undefined){
+let data41 = data40.max_attempts;
 const _errs107 = errors;
-if(errors === _errs107){
-if(Array.isArray(data41)){
-var valid12 = true;
-const len1 = data41.length;
-for(let i1=0; i1<len1; i1++){
-let data42 = data41[i1];
-const _errs109 = errors;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
-let dataType37 = typeof data42;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+let dataType37 = typeof data41;
 let coerced37 = undefined;
 if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data42 === null
-              || (dataType37 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
-coerced37 = +data42;
+if(dataType37 === "boolean" || data41 === null
+              || (dataType37 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
+coerced37 = +data41;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data41}];
 return false;
 }
 }
 if(coerced37 !== undefined){
-data42 = coerced37;
-if(data41 !== undefined){
-data41[i1] = coerced37;
+data41 = coerced37;
+if(data40 !== undefined){
+data40["max_attempts"] = coerced37;
 }
 }
 }
-if(errors === _errs109){
-if(typeof data42 == "number"){
-if(data42 > 599 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data42}];
+if(errors === _errs107){
+if(typeof data41 == "number"){
+if(data41 > 20 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data41}];
 return false;
 }
 else {
-if(data42 < 400 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data42}];
+if(data41 < 1 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data41}];
 return false;
 }
 }
-}
-}
-var valid12 = _errs109 === errors;
-if(!valid12){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data41}];
-return false;
 }
 }
 var valid11 = _errs107 === errors;
@@ -1885,8 +1875,15 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data39.max_retry_after_seconds !== undefined){
-let data43 = data39.max_retry_after_seconds;
+if(data40.retry_on_status !== undefined){
+let data42 = data40.retry_on_status;
+const _errs109 = errors;
+if(errors === _errs109){
+if(Array.isArray(data42)){
+var valid12 = true;
+const len1 = data42.length;
+for(let i1=0; i1<len1; i1++){
+let data43 = data42[i1];
 const _errs111 = errors;
 if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
 let dataType38 = typeof data43;
@@ -1897,32 +1894,86 @@ if(dataType38 === "boolean" || data43 === null
 coerced38 = +data43;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data43}];
 return false;
 }
 }
 if(coerced38 !== undefined){
 data43 = coerced38;
-if(data39 !== undefined){
-data39["max_retry_after_seconds"] = coerced38;
+if(data42 !== undefined){
+data42[i1] = coerced38;
 }
 }
 }
 if(errors === _errs111){
 if(typeof data43 == "number"){
-if(data43 > 3600 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data43}];
+if(data43 > 599 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data43}];
 return false;
 }
 else {
-if(data43 < 1 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data43}];
+if(data43 < 400 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data43}];
 return false;
 }
 }
 }
 }
-var valid11 = _errs111 === errors;
+var valid12 = _errs111 === errors;
+if(!valid12){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data42}];
+return false;
+}
+}
+var valid11 = _errs109 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data40.max_retry_after_seconds !== undefined){
+let data44 = data40.max_retry_after_seconds;
+const _errs113 = errors;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+let dataType39 = typeof data44;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data44 === null
+              || (dataType39 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
+coerced39 = +data44;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data44}];
+return false;
+}
+}
+if(coerced39 !== undefined){
+data44 = coerced39;
+if(data40 !== undefined){
+data40["max_retry_after_seconds"] = coerced39;
+}
+}
+}
+if(errors === _errs113){
+if(typeof data44 == "number"){
+if(data44 > 3600 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data44}];
+return false;
+}
+else {
+if(data44 < 1 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data44}];
+return false;
+}
+}
+}
+}
+var valid11 = _errs113 === errors;
 }
 else {
 var valid11 = true;
@@ -1932,69 +1983,32 @@ var valid11 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data40}];
 return false;
 }
 }
-var valid0 = _errs102 === errors;
+var valid0 = _errs104 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data44 = data.timeouts;
-const _errs113 = errors;
-if(errors === _errs113){
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+let data45 = data.timeouts;
 const _errs115 = errors;
-for(const key10 in data44){
+if(errors === _errs115){
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+const _errs117 = errors;
+for(const key10 in data45){
 if(!(((((key10 === "connect_ms") || (key10 === "first_byte_ms")) || (key10 === "idle_ms")) || (key10 === "total_ms")) || (key10 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data45}];
 return false;
 break;
 }
 }
-if(_errs115 === errors){
-if(data44.connect_ms !== undefined){
-let data45 = data44.connect_ms;
-const _errs116 = errors;
-if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
-let dataType39 = typeof data45;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data45 === null
-              || (dataType39 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
-coerced39 = +data45;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data45}];
-return false;
-}
-}
-if(coerced39 !== undefined){
-data45 = coerced39;
-if(data44 !== undefined){
-data44["connect_ms"] = coerced39;
-}
-}
-}
-if(errors === _errs116){
-if(typeof data45 == "number"){
-if(data45 < 1 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data45}];
-return false;
-}
-}
-}
-var valid13 = _errs116 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data44.first_byte_ms !== undefined){
-let data46 = data44.first_byte_ms;
+if(_errs117 === errors){
+if(data45.connect_ms !== undefined){
+let data46 = data45.connect_ms;
 const _errs118 = errors;
 if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
 let dataType40 = typeof data46;
@@ -2005,21 +2019,21 @@ if(dataType40 === "boolean" || data46 === null
 coerced40 = +data46;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data46}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data46 = coerced40;
-if(data44 !== undefined){
-data44["first_byte_ms"] = coerced40;
+if(data45 !== undefined){
+data45["connect_ms"] = coerced40;
 }
 }
 }
 if(errors === _errs118){
 if(typeof data46 == "number"){
 if(data46 < 1 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data46}];
 return false;
 }
 }
@@ -2030,8 +2044,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data44.idle_ms !== undefined){
-let data47 = data44.idle_ms;
+if(data45.first_byte_ms !== undefined){
+let data47 = data45.first_byte_ms;
 const _errs120 = errors;
 if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
 let dataType41 = typeof data47;
@@ -2042,21 +2056,21 @@ if(dataType41 === "boolean" || data47 === null
 coerced41 = +data47;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data47}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data47 = coerced41;
-if(data44 !== undefined){
-data44["idle_ms"] = coerced41;
+if(data45 !== undefined){
+data45["first_byte_ms"] = coerced41;
 }
 }
 }
 if(errors === _errs120){
 if(typeof data47 == "number"){
 if(data47 < 1 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data47}];
 return false;
 }
 }
@@ -2067,8 +2081,8 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data44.total_ms !== undefined){
-let data48 = data44.total_ms;
+if(data45.idle_ms !== undefined){
+let data48 = data45.idle_ms;
 const _errs122 = errors;
 if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
 let dataType42 = typeof data48;
@@ -2079,21 +2093,21 @@ if(dataType42 === "boolean" || data48 === null
 coerced42 = +data48;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data48}];
 return false;
 }
 }
 if(coerced42 !== undefined){
 data48 = coerced42;
-if(data44 !== undefined){
-data44["total_ms"] = coerced42;
+if(data45 !== undefined){
+data45["idle_ms"] = coerced42;
 }
 }
 }
 if(errors === _errs122){
 if(typeof data48 == "number"){
 if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data48}];
 return false;
 }
 }
@@ -2104,38 +2118,75 @@ else {
 var valid13 = true;
 }
 if(valid13){
-if(data44.min_tokens_per_second !== undefined){
-let data49 = data44.min_tokens_per_second;
+if(data45.total_ms !== undefined){
+let data49 = data45.total_ms;
 const _errs124 = errors;
-if(!(typeof data49 == "number")){
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 let dataType43 = typeof data49;
 let coerced43 = undefined;
 if(!(coerced43 !== undefined)){
-if(dataType43 == "boolean" || data49 === null
-              || (dataType43 == "string" && data49 && data49 == +data49)){
+if(dataType43 === "boolean" || data49 === null
+              || (dataType43 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
 coerced43 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data49}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data49 = coerced43;
-if(data44 !== undefined){
-data44["min_tokens_per_second"] = coerced43;
+if(data45 !== undefined){
+data45["total_ms"] = coerced43;
 }
 }
 }
 if(errors === _errs124){
 if(typeof data49 == "number"){
-if(data49 <= 0 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data49}];
+if(data49 < 1 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data49}];
 return false;
 }
 }
 }
 var valid13 = _errs124 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data45.min_tokens_per_second !== undefined){
+let data50 = data45.min_tokens_per_second;
+const _errs126 = errors;
+if(!(typeof data50 == "number")){
+let dataType44 = typeof data50;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 == "boolean" || data50 === null
+              || (dataType44 == "string" && data50 && data50 == +data50)){
+coerced44 = +data50;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data50}];
+return false;
+}
+}
+if(coerced44 !== undefined){
+data50 = coerced44;
+if(data45 !== undefined){
+data45["min_tokens_per_second"] = coerced44;
+}
+}
+}
+if(errors === _errs126){
+if(typeof data50 == "number"){
+if(data50 <= 0 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data50}];
+return false;
+}
+}
+}
+var valid13 = _errs126 === errors;
 }
 else {
 var valid13 = true;
@@ -2147,69 +2198,32 @@ var valid13 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data45}];
 return false;
 }
 }
-var valid0 = _errs113 === errors;
+var valid0 = _errs115 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data50 = data.node_replies;
-const _errs126 = errors;
-if(errors === _errs126){
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+let data51 = data.node_replies;
 const _errs128 = errors;
-for(const key11 in data50){
+if(errors === _errs128){
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+const _errs130 = errors;
+for(const key11 in data51){
 if(!((key11 === "max_json_bytes") || (key11 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data51}];
 return false;
 break;
 }
 }
-if(_errs128 === errors){
-if(data50.max_json_bytes !== undefined){
-let data51 = data50.max_json_bytes;
-const _errs129 = errors;
-if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
-let dataType44 = typeof data51;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 === "boolean" || data51 === null
-              || (dataType44 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
-coerced44 = +data51;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data51}];
-return false;
-}
-}
-if(coerced44 !== undefined){
-data51 = coerced44;
-if(data50 !== undefined){
-data50["max_json_bytes"] = coerced44;
-}
-}
-}
-if(errors === _errs129){
-if(typeof data51 == "number"){
-if(data51 < 1024 || isNaN(data51)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data51}];
-return false;
-}
-}
-}
-var valid14 = _errs129 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data50.max_event_bytes !== undefined){
-let data52 = data50.max_event_bytes;
+if(_errs130 === errors){
+if(data51.max_json_bytes !== undefined){
+let data52 = data51.max_json_bytes;
 const _errs131 = errors;
 if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
 let dataType45 = typeof data52;
@@ -2220,21 +2234,21 @@ if(dataType45 === "boolean" || data52 === null
 coerced45 = +data52;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data52}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data52 = coerced45;
-if(data50 !== undefined){
-data50["max_event_bytes"] = coerced45;
+if(data51 !== undefined){
+data51["max_json_bytes"] = coerced45;
 }
 }
 }
 if(errors === _errs131){
 if(typeof data52 == "number"){
 if(data52 < 1024 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data52}];
 return false;
 }
 }
@@ -2244,73 +2258,73 @@ var valid14 = _errs131 === errors;
 else {
 var valid14 = true;
 }
+if(valid14){
+if(data51.max_event_bytes !== undefined){
+let data53 = data51.max_event_bytes;
+const _errs133 = errors;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+let dataType46 = typeof data53;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data53 === null
+              || (dataType46 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced46 = +data53;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data53}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data53 = coerced46;
+if(data51 !== undefined){
+data51["max_event_bytes"] = coerced46;
+}
+}
+}
+if(errors === _errs133){
+if(typeof data53 == "number"){
+if(data53 < 1024 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data53}];
+return false;
+}
+}
+}
+var valid14 = _errs133 === errors;
+}
+else {
+var valid14 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data51}];
 return false;
 }
 }
-var valid0 = _errs126 === errors;
+var valid0 = _errs128 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data53 = data.health;
-const _errs133 = errors;
-if(errors === _errs133){
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+let data54 = data.health;
 const _errs135 = errors;
-for(const key12 in data53){
+if(errors === _errs135){
+if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
+const _errs137 = errors;
+for(const key12 in data54){
 if(!((((((key12 === "failure_threshold") || (key12 === "base_ejection_ms")) || (key12 === "max_ejection_ms")) || (key12 === "probe_interval_ms")) || (key12 === "probe_path")) || (key12 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data54}];
 return false;
 break;
 }
 }
-if(_errs135 === errors){
-if(data53.failure_threshold !== undefined){
-let data54 = data53.failure_threshold;
-const _errs136 = errors;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-let dataType46 = typeof data54;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data54 === null
-              || (dataType46 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced46 = +data54;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data54}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data54 = coerced46;
-if(data53 !== undefined){
-data53["failure_threshold"] = coerced46;
-}
-}
-}
-if(errors === _errs136){
-if(typeof data54 == "number"){
-if(data54 < 1 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data54}];
-return false;
-}
-}
-}
-var valid15 = _errs136 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data53.base_ejection_ms !== undefined){
-let data55 = data53.base_ejection_ms;
+if(_errs137 === errors){
+if(data54.failure_threshold !== undefined){
+let data55 = data54.failure_threshold;
 const _errs138 = errors;
 if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
 let dataType47 = typeof data55;
@@ -2321,21 +2335,21 @@ if(dataType47 === "boolean" || data55 === null
 coerced47 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data55}];
 return false;
 }
 }
 if(coerced47 !== undefined){
 data55 = coerced47;
-if(data53 !== undefined){
-data53["base_ejection_ms"] = coerced47;
+if(data54 !== undefined){
+data54["failure_threshold"] = coerced47;
 }
 }
 }
 if(errors === _errs138){
 if(typeof data55 == "number"){
 if(data55 < 1 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data55}];
 return false;
 }
 }
@@ -2346,8 +2360,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data53.max_ejection_ms !== undefined){
-let data56 = data53.max_ejection_ms;
+if(data54.base_ejection_ms !== undefined){
+let data56 = data54.base_ejection_ms;
 const _errs140 = errors;
 if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
 let dataType48 = typeof data56;
@@ -2358,21 +2372,21 @@ if(dataType48 === "boolean" || data56 === null
 coerced48 = +data56;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data56}];
 return false;
 }
 }
 if(coerced48 !== undefined){
 data56 = coerced48;
-if(data53 !== undefined){
-data53["max_ejection_ms"] = coerced48;
+if(data54 !== undefined){
+data54["base_ejection_ms"] = coerced48;
 }
 }
 }
 if(errors === _errs140){
 if(typeof data56 == "number"){
 if(data56 < 1 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data56}];
 return false;
 }
 }
@@ -2383,8 +2397,8 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data53.probe_interval_ms !== undefined){
-let data57 = data53.probe_interval_ms;
+if(data54.max_ejection_ms !== undefined){
+let data57 = data54.max_ejection_ms;
 const _errs142 = errors;
 if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
 let dataType49 = typeof data57;
@@ -2395,21 +2409,21 @@ if(dataType49 === "boolean" || data57 === null
 coerced49 = +data57;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data57}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data57}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data57 = coerced49;
-if(data53 !== undefined){
-data53["probe_interval_ms"] = coerced49;
+if(data54 !== undefined){
+data54["max_ejection_ms"] = coerced49;
 }
 }
 }
 if(errors === _errs142){
 if(typeof data57 == "number"){
-if(data57 < 0 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data57}];
+if(data57 < 1 || isNaN(data57)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data57}];
 return false;
 }
 }
@@ -2420,35 +2434,33 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data53.probe_path !== undefined){
-let data58 = data53.probe_path;
+if(data54.probe_interval_ms !== undefined){
+let data58 = data54.probe_interval_ms;
 const _errs144 = errors;
-if(typeof data58 !== "string"){
+if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
 let dataType50 = typeof data58;
 let coerced50 = undefined;
 if(!(coerced50 !== undefined)){
-if(dataType50 == "number" || dataType50 == "boolean"){
-coerced50 = "" + data58;
-}
-else if(data58 === null){
-coerced50 = "";
+if(dataType50 === "boolean" || data58 === null
+              || (dataType50 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced50 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data58}];
 return false;
 }
 }
 if(coerced50 !== undefined){
 data58 = coerced50;
-if(data53 !== undefined){
-data53["probe_path"] = coerced50;
+if(data54 !== undefined){
+data54["probe_interval_ms"] = coerced50;
 }
 }
 }
 if(errors === _errs144){
-if(typeof data58 === "string"){
-if(!pattern2.test(data58)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data58}];
+if(typeof data58 == "number"){
+if(data58 < 0 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data58}];
 return false;
 }
 }
@@ -2459,38 +2471,77 @@ else {
 var valid15 = true;
 }
 if(valid15){
-if(data53.probe_timeout_ms !== undefined){
-let data59 = data53.probe_timeout_ms;
+if(data54.probe_path !== undefined){
+let data59 = data54.probe_path;
 const _errs146 = errors;
-if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
+if(typeof data59 !== "string"){
 let dataType51 = typeof data59;
 let coerced51 = undefined;
 if(!(coerced51 !== undefined)){
-if(dataType51 === "boolean" || data59 === null
-              || (dataType51 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
-coerced51 = +data59;
+if(dataType51 == "number" || dataType51 == "boolean"){
+coerced51 = "" + data59;
+}
+else if(data59 === null){
+coerced51 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data59}];
 return false;
 }
 }
 if(coerced51 !== undefined){
 data59 = coerced51;
-if(data53 !== undefined){
-data53["probe_timeout_ms"] = coerced51;
+if(data54 !== undefined){
+data54["probe_path"] = coerced51;
 }
 }
 }
 if(errors === _errs146){
-if(typeof data59 == "number"){
-if(data59 < 1 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data59}];
+if(typeof data59 === "string"){
+if(!pattern3.test(data59)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data59}];
 return false;
 }
 }
 }
 var valid15 = _errs146 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data54.probe_timeout_ms !== undefined){
+let data60 = data54.probe_timeout_ms;
+const _errs148 = errors;
+if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
+let dataType52 = typeof data60;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 === "boolean" || data60 === null
+              || (dataType52 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
+coerced52 = +data60;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data60}];
+return false;
+}
+}
+if(coerced52 !== undefined){
+data60 = coerced52;
+if(data54 !== undefined){
+data54["probe_timeout_ms"] = coerced52;
+}
+}
+}
+if(errors === _errs148){
+if(typeof data60 == "number"){
+if(data60 < 1 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data60}];
+return false;
+}
+}
+}
+var valid15 = _errs148 === errors;
 }
 else {
 var valid15 = true;
@@ -2503,69 +2554,32 @@ var valid15 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data53}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data54}];
 return false;
 }
 }
-var valid0 = _errs133 === errors;
+var valid0 = _errs135 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data60 = data.http;
-const _errs148 = errors;
-if(errors === _errs148){
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+let data61 = data.http;
 const _errs150 = errors;
-for(const key13 in data60){
+if(errors === _errs150){
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+const _errs152 = errors;
+for(const key13 in data61){
 if(!(func2.call(schema11.properties.http.properties, key13))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data61}];
 return false;
 break;
 }
 }
-if(_errs150 === errors){
-if(data60.body_limit_bytes !== undefined){
-let data61 = data60.body_limit_bytes;
-const _errs151 = errors;
-if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
-let dataType52 = typeof data61;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 === "boolean" || data61 === null
-              || (dataType52 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
-coerced52 = +data61;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data61}];
-return false;
-}
-}
-if(coerced52 !== undefined){
-data61 = coerced52;
-if(data60 !== undefined){
-data60["body_limit_bytes"] = coerced52;
-}
-}
-}
-if(errors === _errs151){
-if(typeof data61 == "number"){
-if(data61 < 1024 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data61}];
-return false;
-}
-}
-}
-var valid16 = _errs151 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data60.sse_keepalive_ms !== undefined){
-let data62 = data60.sse_keepalive_ms;
+if(_errs152 === errors){
+if(data61.body_limit_bytes !== undefined){
+let data62 = data61.body_limit_bytes;
 const _errs153 = errors;
 if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
 let dataType53 = typeof data62;
@@ -2576,21 +2590,21 @@ if(dataType53 === "boolean" || data62 === null
 coerced53 = +data62;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data62}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data62 = coerced53;
-if(data60 !== undefined){
-data60["sse_keepalive_ms"] = coerced53;
+if(data61 !== undefined){
+data61["body_limit_bytes"] = coerced53;
 }
 }
 }
 if(errors === _errs153){
 if(typeof data62 == "number"){
-if(data62 < 100 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data62}];
+if(data62 < 1024 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data62}];
 return false;
 }
 }
@@ -2601,8 +2615,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.headers_timeout_ms !== undefined){
-let data63 = data60.headers_timeout_ms;
+if(data61.sse_keepalive_ms !== undefined){
+let data63 = data61.sse_keepalive_ms;
 const _errs155 = errors;
 if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
 let dataType54 = typeof data63;
@@ -2613,21 +2627,21 @@ if(dataType54 === "boolean" || data63 === null
 coerced54 = +data63;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data63}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data63 = coerced54;
-if(data60 !== undefined){
-data60["headers_timeout_ms"] = coerced54;
+if(data61 !== undefined){
+data61["sse_keepalive_ms"] = coerced54;
 }
 }
 }
 if(errors === _errs155){
 if(typeof data63 == "number"){
 if(data63 < 100 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data63}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data63}];
 return false;
 }
 }
@@ -2638,8 +2652,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.request_timeout_ms !== undefined){
-let data64 = data60.request_timeout_ms;
+if(data61.headers_timeout_ms !== undefined){
+let data64 = data61.headers_timeout_ms;
 const _errs157 = errors;
 if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
 let dataType55 = typeof data64;
@@ -2650,21 +2664,21 @@ if(dataType55 === "boolean" || data64 === null
 coerced55 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data64}];
 return false;
 }
 }
 if(coerced55 !== undefined){
 data64 = coerced55;
-if(data60 !== undefined){
-data60["request_timeout_ms"] = coerced55;
+if(data61 !== undefined){
+data61["headers_timeout_ms"] = coerced55;
 }
 }
 }
 if(errors === _errs157){
 if(typeof data64 == "number"){
-if(data64 < 0 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data64}];
+if(data64 < 100 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data64}];
 return false;
 }
 }
@@ -2675,8 +2689,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.body_idle_timeout_ms !== undefined){
-let data65 = data60.body_idle_timeout_ms;
+if(data61.request_timeout_ms !== undefined){
+let data65 = data61.request_timeout_ms;
 const _errs159 = errors;
 if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
 let dataType56 = typeof data65;
@@ -2687,21 +2701,21 @@ if(dataType56 === "boolean" || data65 === null
 coerced56 = +data65;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data65}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data65 = coerced56;
-if(data60 !== undefined){
-data60["body_idle_timeout_ms"] = coerced56;
+if(data61 !== undefined){
+data61["request_timeout_ms"] = coerced56;
 }
 }
 }
 if(errors === _errs159){
 if(typeof data65 == "number"){
-if(data65 < 100 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data65}];
+if(data65 < 0 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data65}];
 return false;
 }
 }
@@ -2712,8 +2726,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.keep_alive_timeout_ms !== undefined){
-let data66 = data60.keep_alive_timeout_ms;
+if(data61.body_idle_timeout_ms !== undefined){
+let data66 = data61.body_idle_timeout_ms;
 const _errs161 = errors;
 if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
 let dataType57 = typeof data66;
@@ -2724,21 +2738,21 @@ if(dataType57 === "boolean" || data66 === null
 coerced57 = +data66;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data66}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data66}];
 return false;
 }
 }
 if(coerced57 !== undefined){
 data66 = coerced57;
-if(data60 !== undefined){
-data60["keep_alive_timeout_ms"] = coerced57;
+if(data61 !== undefined){
+data61["body_idle_timeout_ms"] = coerced57;
 }
 }
 }
 if(errors === _errs161){
 if(typeof data66 == "number"){
-if(data66 < 0 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data66}];
+if(data66 < 100 || isNaN(data66)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data66}];
 return false;
 }
 }
@@ -2749,8 +2763,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_connections !== undefined){
-let data67 = data60.max_connections;
+if(data61.keep_alive_timeout_ms !== undefined){
+let data67 = data61.keep_alive_timeout_ms;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2761,21 +2775,21 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
-if(data60 !== undefined){
-data60["max_connections"] = coerced58;
+if(data61 !== undefined){
+data61["keep_alive_timeout_ms"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
 if(data67 < 0 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data67}];
 return false;
 }
 }
@@ -2786,8 +2800,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.listen_backlog !== undefined){
-let data68 = data60.listen_backlog;
+if(data61.max_connections !== undefined){
+let data68 = data61.max_connections;
 const _errs165 = errors;
 if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
 let dataType59 = typeof data68;
@@ -2798,21 +2812,21 @@ if(dataType59 === "boolean" || data68 === null
 coerced59 = +data68;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data68}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data68 = coerced59;
-if(data60 !== undefined){
-data60["listen_backlog"] = coerced59;
+if(data61 !== undefined){
+data61["max_connections"] = coerced59;
 }
 }
 }
 if(errors === _errs165){
 if(typeof data68 == "number"){
-if(data68 < 1 || isNaN(data68)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data68}];
+if(data68 < 0 || isNaN(data68)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data68}];
 return false;
 }
 }
@@ -2823,8 +2837,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_messages !== undefined){
-let data69 = data60.max_messages;
+if(data61.listen_backlog !== undefined){
+let data69 = data61.listen_backlog;
 const _errs167 = errors;
 if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
 let dataType60 = typeof data69;
@@ -2835,21 +2849,21 @@ if(dataType60 === "boolean" || data69 === null
 coerced60 = +data69;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data69}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data69 = coerced60;
-if(data60 !== undefined){
-data60["max_messages"] = coerced60;
+if(data61 !== undefined){
+data61["listen_backlog"] = coerced60;
 }
 }
 }
 if(errors === _errs167){
 if(typeof data69 == "number"){
 if(data69 < 1 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data69}];
 return false;
 }
 }
@@ -2860,8 +2874,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_choices !== undefined){
-let data70 = data60.max_choices;
+if(data61.max_messages !== undefined){
+let data70 = data61.max_messages;
 const _errs169 = errors;
 if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
 let dataType61 = typeof data70;
@@ -2872,28 +2886,22 @@ if(dataType61 === "boolean" || data70 === null
 coerced61 = +data70;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data70}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data70 = coerced61;
-if(data60 !== undefined){
-data60["max_choices"] = coerced61;
+if(data61 !== undefined){
+data61["max_messages"] = coerced61;
 }
 }
 }
 if(errors === _errs169){
 if(typeof data70 == "number"){
-if(data70 > 128 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data70}];
-return false;
-}
-else {
 if(data70 < 1 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data70}];
 return false;
-}
 }
 }
 }
@@ -2903,8 +2911,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_json_depth !== undefined){
-let data71 = data60.max_json_depth;
+if(data61.max_choices !== undefined){
+let data71 = data61.max_choices;
 const _errs171 = errors;
 if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
 let dataType62 = typeof data71;
@@ -2915,26 +2923,26 @@ if(dataType62 === "boolean" || data71 === null
 coerced62 = +data71;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data71}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data71 = coerced62;
-if(data60 !== undefined){
-data60["max_json_depth"] = coerced62;
+if(data61 !== undefined){
+data61["max_choices"] = coerced62;
 }
 }
 }
 if(errors === _errs171){
 if(typeof data71 == "number"){
-if(data71 > 1000 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data71}];
+if(data71 > 128 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data71}];
 return false;
 }
 else {
-if(data71 < 2 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data71}];
+if(data71 < 1 || isNaN(data71)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data71}];
 return false;
 }
 }
@@ -2946,8 +2954,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_body_bytes_in_flight !== undefined){
-let data72 = data60.max_body_bytes_in_flight;
+if(data61.max_json_depth !== undefined){
+let data72 = data61.max_json_depth;
 const _errs173 = errors;
 if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
 let dataType63 = typeof data72;
@@ -2958,22 +2966,28 @@ if(dataType63 === "boolean" || data72 === null
 coerced63 = +data72;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data72}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data72 = coerced63;
-if(data60 !== undefined){
-data60["max_body_bytes_in_flight"] = coerced63;
+if(data61 !== undefined){
+data61["max_json_depth"] = coerced63;
 }
 }
 }
 if(errors === _errs173){
 if(typeof data72 == "number"){
-if(data72 < 1024 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data72}];
+if(data72 > 1000 || isNaN(data72)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data72}];
 return false;
+}
+else {
+if(data72 < 2 || isNaN(data72)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data72}];
+return false;
+}
 }
 }
 }
@@ -2983,8 +2997,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_body_bytes_in_flight_per_key !== undefined){
-let data73 = data60.max_body_bytes_in_flight_per_key;
+if(data61.max_body_bytes_in_flight !== undefined){
+let data73 = data61.max_body_bytes_in_flight;
 const _errs175 = errors;
 if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
 let dataType64 = typeof data73;
@@ -2995,21 +3009,21 @@ if(dataType64 === "boolean" || data73 === null
 coerced64 = +data73;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data73}];
 return false;
 }
 }
 if(coerced64 !== undefined){
 data73 = coerced64;
-if(data60 !== undefined){
-data60["max_body_bytes_in_flight_per_key"] = coerced64;
+if(data61 !== undefined){
+data61["max_body_bytes_in_flight"] = coerced64;
 }
 }
 }
 if(errors === _errs175){
 if(typeof data73 == "number"){
 if(data73 < 1024 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data73}];
 return false;
 }
 }
@@ -3020,8 +3034,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_body_bytes_in_flight_per_account !== undefined){
-let data74 = data60.max_body_bytes_in_flight_per_account;
+if(data61.max_body_bytes_in_flight_per_key !== undefined){
+let data74 = data61.max_body_bytes_in_flight_per_key;
 const _errs177 = errors;
 if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
 let dataType65 = typeof data74;
@@ -3032,21 +3046,21 @@ if(dataType65 === "boolean" || data74 === null
 coerced65 = +data74;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data74}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data74 = coerced65;
-if(data60 !== undefined){
-data60["max_body_bytes_in_flight_per_account"] = coerced65;
+if(data61 !== undefined){
+data61["max_body_bytes_in_flight_per_key"] = coerced65;
 }
 }
 }
 if(errors === _errs177){
 if(typeof data74 == "number"){
 if(data74 < 1024 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data74}];
 return false;
 }
 }
@@ -3057,8 +3071,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_body_bytes_in_flight_per_ip !== undefined){
-let data75 = data60.max_body_bytes_in_flight_per_ip;
+if(data61.max_body_bytes_in_flight_per_account !== undefined){
+let data75 = data61.max_body_bytes_in_flight_per_account;
 const _errs179 = errors;
 if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
 let dataType66 = typeof data75;
@@ -3069,21 +3083,21 @@ if(dataType66 === "boolean" || data75 === null
 coerced66 = +data75;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data75}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data75 = coerced66;
-if(data60 !== undefined){
-data60["max_body_bytes_in_flight_per_ip"] = coerced66;
+if(data61 !== undefined){
+data61["max_body_bytes_in_flight_per_account"] = coerced66;
 }
 }
 }
 if(errors === _errs179){
 if(typeof data75 == "number"){
 if(data75 < 1024 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data75}];
 return false;
 }
 }
@@ -3094,8 +3108,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.max_drain_bytes !== undefined){
-let data76 = data60.max_drain_bytes;
+if(data61.max_body_bytes_in_flight_per_ip !== undefined){
+let data76 = data61.max_body_bytes_in_flight_per_ip;
 const _errs181 = errors;
 if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
 let dataType67 = typeof data76;
@@ -3106,21 +3120,21 @@ if(dataType67 === "boolean" || data76 === null
 coerced67 = +data76;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data76}];
 return false;
 }
 }
 if(coerced67 !== undefined){
 data76 = coerced67;
-if(data60 !== undefined){
-data60["max_drain_bytes"] = coerced67;
+if(data61 !== undefined){
+data61["max_body_bytes_in_flight_per_ip"] = coerced67;
 }
 }
 }
 if(errors === _errs181){
 if(typeof data76 == "number"){
-if(data76 < 0 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data76}];
+if(data76 < 1024 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data76}];
 return false;
 }
 }
@@ -3131,8 +3145,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data60.drain_timeout_ms !== undefined){
-let data77 = data60.drain_timeout_ms;
+if(data61.max_drain_bytes !== undefined){
+let data77 = data61.max_drain_bytes;
 const _errs183 = errors;
 if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
 let dataType68 = typeof data77;
@@ -3143,26 +3157,63 @@ if(dataType68 === "boolean" || data77 === null
 coerced68 = +data77;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data77}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data77 = coerced68;
-if(data60 !== undefined){
-data60["drain_timeout_ms"] = coerced68;
+if(data61 !== undefined){
+data61["max_drain_bytes"] = coerced68;
 }
 }
 }
 if(errors === _errs183){
 if(typeof data77 == "number"){
 if(data77 < 0 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data77}];
 return false;
 }
 }
 }
 var valid16 = _errs183 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data61.drain_timeout_ms !== undefined){
+let data78 = data61.drain_timeout_ms;
+const _errs185 = errors;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+let dataType69 = typeof data78;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data78 === null
+              || (dataType69 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced69 = +data78;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data78}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data78 = coerced69;
+if(data61 !== undefined){
+data61["drain_timeout_ms"] = coerced69;
+}
+}
+}
+if(errors === _errs185){
+if(typeof data78 == "number"){
+if(data78 < 0 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data78}];
+return false;
+}
+}
+}
+var valid16 = _errs185 === errors;
 }
 else {
 var valid16 = true;
@@ -3186,78 +3237,78 @@ var valid16 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data61}];
 return false;
 }
 }
-var valid0 = _errs148 === errors;
+var valid0 = _errs150 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data78 = data.log;
-const _errs185 = errors;
-if(errors === _errs185){
-if(data78 && typeof data78 == "object" && !Array.isArray(data78)){
+let data79 = data.log;
 const _errs187 = errors;
-for(const key14 in data78){
+if(errors === _errs187){
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+const _errs189 = errors;
+for(const key14 in data79){
 if(!((key14 === "bodies") || (key14 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data79}];
 return false;
 break;
 }
 }
-if(_errs187 === errors){
-if(data78.bodies !== undefined){
-let data79 = data78.bodies;
-const _errs188 = errors;
-if(typeof data79 !== "boolean"){
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(data79 === "false" || data79 === 0 || data79 === null){
-coerced69 = false;
+if(_errs189 === errors){
+if(data79.bodies !== undefined){
+let data80 = data79.bodies;
+const _errs190 = errors;
+if(typeof data80 !== "boolean"){
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(data80 === "false" || data80 === 0 || data80 === null){
+coerced70 = false;
 }
-else if(data79 === "true" || data79 === 1){
-coerced69 = true;
+else if(data80 === "true" || data80 === 1){
+coerced70 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data80}];
 return false;
 }
 }
-if(coerced69 !== undefined){
-data79 = coerced69;
-if(data78 !== undefined){
-data78["bodies"] = coerced69;
+if(coerced70 !== undefined){
+data80 = coerced70;
+if(data79 !== undefined){
+data79["bodies"] = coerced70;
 }
 }
 }
-var valid17 = _errs188 === errors;
+var valid17 = _errs190 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data78.format !== undefined){
-let data80 = data78.format;
-const _errs190 = errors;
-const _errs191 = errors;
-let valid18 = false;
+if(data79.format !== undefined){
+let data81 = data79.format;
 const _errs192 = errors;
-if(typeof data80 !== "string"){
-let dataType70 = typeof data80;
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(dataType70 == "number" || dataType70 == "boolean"){
-coerced70 = "" + data80;
+const _errs193 = errors;
+let valid18 = false;
+const _errs194 = errors;
+if(typeof data81 !== "string"){
+let dataType71 = typeof data81;
+let coerced71 = undefined;
+if(!(coerced71 !== undefined)){
+if(dataType71 == "number" || dataType71 == "boolean"){
+coerced71 = "" + data81;
 }
-else if(data80 === null){
-coerced70 = "";
+else if(data81 === null){
+coerced71 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data80};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data81};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3267,15 +3318,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced70 !== undefined){
-data80 = coerced70;
-if(data78 !== undefined){
-data78["format"] = coerced70;
+if(coerced71 !== undefined){
+data81 = coerced71;
+if(data79 !== undefined){
+data79["format"] = coerced71;
 }
 }
 }
-if("auto" !== data80){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data80};
+if("auto" !== data81){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data81};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3284,22 +3335,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs192 === errors;
+var _valid1 = _errs194 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs194 = errors;
-if(typeof data80 !== "string"){
-let dataType71 = typeof data80;
-let coerced71 = undefined;
-if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data80;
+const _errs196 = errors;
+if(typeof data81 !== "string"){
+let dataType72 = typeof data81;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 == "number" || dataType72 == "boolean"){
+coerced72 = "" + data81;
 }
-else if(data80 === null){
-coerced71 = "";
+else if(data81 === null){
+coerced72 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data80};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data81};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3309,15 +3360,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced71 !== undefined){
-data80 = coerced71;
-if(data78 !== undefined){
-data78["format"] = coerced71;
+if(coerced72 !== undefined){
+data81 = coerced72;
+if(data79 !== undefined){
+data79["format"] = coerced72;
 }
 }
 }
-if("json" !== data80){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data80};
+if("json" !== data81){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data81};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3326,22 +3377,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs194 === errors;
+var _valid1 = _errs196 === errors;
 valid18 = valid18 || _valid1;
 if(!valid18){
-const _errs196 = errors;
-if(typeof data80 !== "string"){
-let dataType72 = typeof data80;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data80;
+const _errs198 = errors;
+if(typeof data81 !== "string"){
+let dataType73 = typeof data81;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 == "number" || dataType73 == "boolean"){
+coerced73 = "" + data81;
 }
-else if(data80 === null){
-coerced72 = "";
+else if(data81 === null){
+coerced73 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data80};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data81};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3351,15 +3402,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced72 !== undefined){
-data80 = coerced72;
-if(data78 !== undefined){
-data78["format"] = coerced72;
+if(coerced73 !== undefined){
+data81 = coerced73;
+if(data79 !== undefined){
+data79["format"] = coerced73;
 }
 }
 }
-if("pretty" !== data80){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data80};
+if("pretty" !== data81){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data81};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3368,12 +3419,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs196 === errors;
+var _valid1 = _errs198 === errors;
 valid18 = valid18 || _valid1;
 }
 }
 if(!valid18){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data80};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data81};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3385,17 +3436,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs191;
+errors = _errs193;
 if(vErrors !== null){
-if(_errs191){
-vErrors.length = _errs191;
+if(_errs193){
+vErrors.length = _errs193;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid17 = _errs190 === errors;
+var valid17 = _errs192 === errors;
 }
 else {
 var valid17 = true;
@@ -3404,153 +3455,110 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data79}];
 return false;
 }
 }
-var valid0 = _errs185 === errors;
+var valid0 = _errs187 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data81 = data.metrics;
-const _errs198 = errors;
-if(errors === _errs198){
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+let data82 = data.metrics;
 const _errs200 = errors;
-for(const key15 in data81){
+if(errors === _errs200){
+if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
+const _errs202 = errors;
+for(const key15 in data82){
 if(!((key15 === "enabled") || (key15 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data82}];
 return false;
 break;
 }
 }
-if(_errs200 === errors){
-if(data81.enabled !== undefined){
-let data82 = data81.enabled;
-const _errs201 = errors;
-if(typeof data82 !== "boolean"){
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(data82 === "false" || data82 === 0 || data82 === null){
-coerced73 = false;
+if(_errs202 === errors){
+if(data82.enabled !== undefined){
+let data83 = data82.enabled;
+const _errs203 = errors;
+if(typeof data83 !== "boolean"){
+let coerced74 = undefined;
+if(!(coerced74 !== undefined)){
+if(data83 === "false" || data83 === 0 || data83 === null){
+coerced74 = false;
 }
-else if(data82 === "true" || data82 === 1){
-coerced73 = true;
+else if(data83 === "true" || data83 === 1){
+coerced74 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data83}];
 return false;
 }
 }
-if(coerced73 !== undefined){
-data82 = coerced73;
-if(data81 !== undefined){
-data81["enabled"] = coerced73;
+if(coerced74 !== undefined){
+data83 = coerced74;
+if(data82 !== undefined){
+data82["enabled"] = coerced74;
 }
 }
 }
-var valid19 = _errs201 === errors;
+var valid19 = _errs203 === errors;
 }
 else {
 var valid19 = true;
 }
 if(valid19){
-if(data81.listen !== undefined){
-let data83 = data81.listen;
-const _errs203 = errors;
-if(errors === _errs203){
-if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+if(data82.listen !== undefined){
+let data84 = data82.listen;
+const _errs205 = errors;
+if(errors === _errs205){
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
 let missing1;
-if((data83.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data83}];
+if((data84.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data84}];
 return false;
 }
 else {
-const _errs205 = errors;
-for(const key16 in data83){
+const _errs207 = errors;
+for(const key16 in data84){
 if(!((key16 === "host") || (key16 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data84}];
 return false;
 break;
 }
 }
-if(_errs205 === errors){
-if(data83.host !== undefined){
-let data84 = data83.host;
-const _errs206 = errors;
-if(typeof data84 !== "string"){
-let dataType74 = typeof data84;
-let coerced74 = undefined;
-if(!(coerced74 !== undefined)){
-if(dataType74 == "number" || dataType74 == "boolean"){
-coerced74 = "" + data84;
-}
-else if(data84 === null){
-coerced74 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data84}];
-return false;
-}
-}
-if(coerced74 !== undefined){
-data84 = coerced74;
-if(data83 !== undefined){
-data83["host"] = coerced74;
-}
-}
-}
-if(errors === _errs206){
-if(typeof data84 === "string"){
-if(func3(data84) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data84}];
-return false;
-}
-}
-}
-var valid20 = _errs206 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data83.port !== undefined){
-let data85 = data83.port;
+if(_errs207 === errors){
+if(data84.host !== undefined){
+let data85 = data84.host;
 const _errs208 = errors;
-if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
+if(typeof data85 !== "string"){
 let dataType75 = typeof data85;
 let coerced75 = undefined;
 if(!(coerced75 !== undefined)){
-if(dataType75 === "boolean" || data85 === null
-              || (dataType75 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
-coerced75 = +data85;
+if(dataType75 == "number" || dataType75 == "boolean"){
+coerced75 = "" + data85;
+}
+else if(data85 === null){
+coerced75 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data85}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data85 = coerced75;
-if(data83 !== undefined){
-data83["port"] = coerced75;
+if(data84 !== undefined){
+data84["host"] = coerced75;
 }
 }
 }
 if(errors === _errs208){
-if(typeof data85 == "number"){
-if(data85 > 65535 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data85}];
+if(typeof data85 === "string"){
+if(func3(data85) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data85}];
 return false;
-}
-else {
-if(data85 < 0 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data85}];
-return false;
-}
 }
 }
 }
@@ -3559,16 +3567,59 @@ var valid20 = _errs208 === errors;
 else {
 var valid20 = true;
 }
+if(valid20){
+if(data84.port !== undefined){
+let data86 = data84.port;
+const _errs210 = errors;
+if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
+let dataType76 = typeof data86;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 === "boolean" || data86 === null
+              || (dataType76 === "string" && data86 && data86 == +data86 && !(data86 % 1))){
+coerced76 = +data86;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data86}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data86 = coerced76;
+if(data84 !== undefined){
+data84["port"] = coerced76;
+}
+}
+}
+if(errors === _errs210){
+if(typeof data86 == "number"){
+if(data86 > 65535 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data86}];
+return false;
+}
+else {
+if(data86 < 0 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data86}];
+return false;
+}
+}
+}
+}
+var valid20 = _errs210 === errors;
+}
+else {
+var valid20 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data84}];
 return false;
 }
 }
-var valid19 = _errs203 === errors;
+var valid19 = _errs205 === errors;
 }
 else {
 var valid19 = true;
@@ -3577,57 +3628,57 @@ var valid19 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data82}];
 return false;
 }
 }
-var valid0 = _errs198 === errors;
+var valid0 = _errs200 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data86 = data.shutdown;
-const _errs210 = errors;
-if(errors === _errs210){
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+let data87 = data.shutdown;
 const _errs212 = errors;
-for(const key17 in data86){
+if(errors === _errs212){
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+const _errs214 = errors;
+for(const key17 in data87){
 if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data87}];
 return false;
 break;
 }
 }
-if(_errs212 === errors){
-if(data86.grace_ms !== undefined){
-let data87 = data86.grace_ms;
-const _errs213 = errors;
-if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
-let dataType76 = typeof data87;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data87 === null
-              || (dataType76 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
-coerced76 = +data87;
+if(_errs214 === errors){
+if(data87.grace_ms !== undefined){
+let data88 = data87.grace_ms;
+const _errs215 = errors;
+if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
+let dataType77 = typeof data88;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data88 === null
+              || (dataType77 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
+coerced77 = +data88;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data88}];
 return false;
 }
 }
-if(coerced76 !== undefined){
-data87 = coerced76;
-if(data86 !== undefined){
-data86["grace_ms"] = coerced76;
+if(coerced77 !== undefined){
+data88 = coerced77;
+if(data87 !== undefined){
+data87["grace_ms"] = coerced77;
 }
 }
 }
-if(errors === _errs213){
-if(typeof data87 == "number"){
-if(data87 < 0 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data87}];
+if(errors === _errs215){
+if(typeof data88 == "number"){
+if(data88 < 0 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data88}];
 return false;
 }
 }
@@ -3636,99 +3687,51 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data87}];
 return false;
 }
 }
-var valid0 = _errs210 === errors;
+var valid0 = _errs212 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data88 = data.nodes;
-const _errs215 = errors;
-if(errors === _errs215){
-if(Array.isArray(data88)){
-if(data88.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data88}];
+let data89 = data.nodes;
+const _errs217 = errors;
+if(errors === _errs217){
+if(Array.isArray(data89)){
+if(data89.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data89}];
 return false;
 }
 else {
 var valid22 = true;
-const len2 = data88.length;
+const len2 = data89.length;
 for(let i2=0; i2<len2; i2++){
-let data89 = data88[i2];
-const _errs217 = errors;
-if(errors === _errs217){
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+let data90 = data89[i2];
+const _errs219 = errors;
+if(errors === _errs219){
+if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
 let missing2;
-if(((data89.id === undefined) && (missing2 = "id")) || ((data89.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data89}];
+if(((data90.id === undefined) && (missing2 = "id")) || ((data90.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data90}];
 return false;
 }
 else {
-const _errs219 = errors;
-for(const key18 in data89){
+const _errs221 = errors;
+for(const key18 in data90){
 if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data90}];
 return false;
 break;
 }
 }
-if(_errs219 === errors){
-if(data89.id !== undefined){
-let data90 = data89.id;
-const _errs220 = errors;
-if(typeof data90 !== "string"){
-let dataType77 = typeof data90;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 == "number" || dataType77 == "boolean"){
-coerced77 = "" + data90;
-}
-else if(data90 === null){
-coerced77 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
-return false;
-}
-}
-if(coerced77 !== undefined){
-data90 = coerced77;
-if(data89 !== undefined){
-data89["id"] = coerced77;
-}
-}
-}
-if(errors === _errs220){
-if(typeof data90 === "string"){
-if(func3(data90) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
-return false;
-}
-else {
-if(!pattern3.test(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
-return false;
-}
-}
-}
-}
-var valid23 = _errs220 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.provider !== undefined){
-let data91 = data89.provider;
+if(_errs221 === errors){
+if(data90.id !== undefined){
+let data91 = data90.id;
 const _errs222 = errors;
-const _errs223 = errors;
-let valid24 = false;
-const _errs224 = errors;
 if(typeof data91 !== "string"){
 let dataType78 = typeof data91;
 let coerced78 = undefined;
@@ -3740,184 +3743,28 @@ else if(data91 === null){
 coerced78 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data91};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data91}];
+return false;
 }
 }
 if(coerced78 !== undefined){
 data91 = coerced78;
-if(data89 !== undefined){
-data89["provider"] = coerced78;
+if(data90 !== undefined){
+data90["id"] = coerced78;
 }
 }
 }
-if("openai" !== data91){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data91};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs224 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs226 = errors;
-if(typeof data91 !== "string"){
-let dataType79 = typeof data91;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data91;
-}
-else if(data91 === null){
-coerced79 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data91};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced79 !== undefined){
-data91 = coerced79;
-if(data89 !== undefined){
-data89["provider"] = coerced79;
-}
-}
-}
-if("anthropic" !== data91){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data91};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs226 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs228 = errors;
-if(typeof data91 !== "string"){
-let dataType80 = typeof data91;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data91;
-}
-else if(data91 === null){
-coerced80 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data91};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced80 !== undefined){
-data91 = coerced80;
-if(data89 !== undefined){
-data89["provider"] = coerced80;
-}
-}
-}
-if("gemini" !== data91){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data91};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid2 = _errs228 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs230 = errors;
-if(typeof data91 !== "string"){
-let dataType81 = typeof data91;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data91;
-}
-else if(data91 === null){
-coerced81 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data91};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced81 !== undefined){
-data91 = coerced81;
-if(data89 !== undefined){
-data89["provider"] = coerced81;
-}
-}
-}
-if("simulated" !== data91){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data91};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs230 === errors;
-valid24 = valid24 || _valid2;
-}
-}
-}
-if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data91};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs222){
+if(typeof data91 === "string"){
+if(func3(data91) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data91}];
 return false;
 }
 else {
-errors = _errs223;
-if(vErrors !== null){
-if(_errs223){
-vErrors.length = _errs223;
+if(!pattern4.test(data91)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data91}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -3927,8 +3774,137 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.base_url !== undefined){
-let data92 = data89.base_url;
+if(data90.provider !== undefined){
+let data92 = data90.provider;
+const _errs224 = errors;
+const _errs225 = errors;
+let valid24 = false;
+const _errs226 = errors;
+if(typeof data92 !== "string"){
+let dataType79 = typeof data92;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data92;
+}
+else if(data92 === null){
+coerced79 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data92};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced79 !== undefined){
+data92 = coerced79;
+if(data90 !== undefined){
+data90["provider"] = coerced79;
+}
+}
+}
+if("openai" !== data92){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data92};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs226 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
+const _errs228 = errors;
+if(typeof data92 !== "string"){
+let dataType80 = typeof data92;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 == "number" || dataType80 == "boolean"){
+coerced80 = "" + data92;
+}
+else if(data92 === null){
+coerced80 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data92};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced80 !== undefined){
+data92 = coerced80;
+if(data90 !== undefined){
+data90["provider"] = coerced80;
+}
+}
+}
+if("anthropic" !== data92){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data92};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs228 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
+const _errs230 = errors;
+if(typeof data92 !== "string"){
+let dataType81 = typeof data92;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 == "number" || dataType81 == "boolean"){
+coerced81 = "" + data92;
+}
+else if(data92 === null){
+coerced81 = "";
+}
+else {
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data92};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(coerced81 !== undefined){
+data92 = coerced81;
+if(data90 !== undefined){
+data90["provider"] = coerced81;
+}
+}
+}
+if("gemini" !== data92){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data92};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs230 === errors;
+valid24 = valid24 || _valid2;
+if(!valid24){
 const _errs232 = errors;
 if(typeof data92 !== "string"){
 let dataType82 = typeof data92;
@@ -3941,33 +3917,69 @@ else if(data92 === null){
 coerced82 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data92}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data92};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced82 !== undefined){
 data92 = coerced82;
-if(data89 !== undefined){
-data89["base_url"] = coerced82;
+if(data90 !== undefined){
+data90["provider"] = coerced82;
 }
 }
 }
-if(errors === _errs232){
-if(typeof data92 === "string"){
-if(!pattern4.test(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data92}];
+if("simulated" !== data92){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data92};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs232 === errors;
+valid24 = valid24 || _valid2;
+}
+}
+}
+if(!valid24){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data92};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs225;
+if(vErrors !== null){
+if(_errs225){
+vErrors.length = _errs225;
+}
+else {
+vErrors = null;
 }
 }
-var valid23 = _errs232 === errors;
+}
+var valid23 = _errs224 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.api_key !== undefined){
-let data93 = data89.api_key;
+if(data90.base_url !== undefined){
+let data93 = data90.base_url;
 const _errs234 = errors;
 if(typeof data93 !== "string"){
 let dataType83 = typeof data93;
@@ -3980,14 +3992,22 @@ else if(data93 === null){
 coerced83 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data93}];
 return false;
 }
 }
 if(coerced83 !== undefined){
 data93 = coerced83;
-if(data89 !== undefined){
-data89["api_key"] = coerced83;
+if(data90 !== undefined){
+data90["base_url"] = coerced83;
+}
+}
+}
+if(errors === _errs234){
+if(typeof data93 === "string"){
+if(!pattern5.test(data93)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data93}];
+return false;
 }
 }
 }
@@ -3997,34 +4017,28 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.max_concurrency !== undefined){
-let data94 = data89.max_concurrency;
+if(data90.api_key !== undefined){
+let data94 = data90.api_key;
 const _errs236 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+if(typeof data94 !== "string"){
 let dataType84 = typeof data94;
 let coerced84 = undefined;
 if(!(coerced84 !== undefined)){
-if(dataType84 === "boolean" || data94 === null
-              || (dataType84 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced84 = +data94;
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data94;
+}
+else if(data94 === null){
+coerced84 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data94}];
 return false;
 }
 }
 if(coerced84 !== undefined){
 data94 = coerced84;
-if(data89 !== undefined){
-data89["max_concurrency"] = coerced84;
-}
-}
-}
-if(errors === _errs236){
-if(typeof data94 == "number"){
-if(data94 < 1 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data94}];
-return false;
+if(data90 !== undefined){
+data90["api_key"] = coerced84;
 }
 }
 }
@@ -4034,33 +4048,33 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.weight !== undefined){
-let data95 = data89.weight;
+if(data90.max_concurrency !== undefined){
+let data95 = data90.max_concurrency;
 const _errs238 = errors;
-if(!(typeof data95 == "number")){
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
 let dataType85 = typeof data95;
 let coerced85 = undefined;
 if(!(coerced85 !== undefined)){
-if(dataType85 == "boolean" || data95 === null
-              || (dataType85 == "string" && data95 && data95 == +data95)){
+if(dataType85 === "boolean" || data95 === null
+              || (dataType85 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
 coerced85 = +data95;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data95}];
 return false;
 }
 }
 if(coerced85 !== undefined){
 data95 = coerced85;
-if(data89 !== undefined){
-data89["weight"] = coerced85;
+if(data90 !== undefined){
+data90["max_concurrency"] = coerced85;
 }
 }
 }
 if(errors === _errs238){
 if(typeof data95 == "number"){
-if(data95 <= 0 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data95}];
+if(data95 < 1 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data95}];
 return false;
 }
 }
@@ -4071,59 +4085,59 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.timeouts !== undefined){
-let data96 = data89.timeouts;
+if(data90.weight !== undefined){
+let data96 = data90.weight;
 const _errs240 = errors;
-if(errors === _errs240){
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-const _errs242 = errors;
-for(const key19 in data96){
-if(!(((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms")) || (key19 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data96}];
-return false;
-break;
-}
-}
-if(_errs242 === errors){
-if(data96.connect_ms !== undefined){
-let data97 = data96.connect_ms;
-const _errs243 = errors;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-let dataType86 = typeof data97;
+if(!(typeof data96 == "number")){
+let dataType86 = typeof data96;
 let coerced86 = undefined;
 if(!(coerced86 !== undefined)){
-if(dataType86 === "boolean" || data97 === null
-              || (dataType86 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
-coerced86 = +data97;
+if(dataType86 == "boolean" || data96 === null
+              || (dataType86 == "string" && data96 && data96 == +data96)){
+coerced86 = +data96;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data96}];
 return false;
 }
 }
 if(coerced86 !== undefined){
-data97 = coerced86;
-if(data96 !== undefined){
-data96["connect_ms"] = coerced86;
+data96 = coerced86;
+if(data90 !== undefined){
+data90["weight"] = coerced86;
 }
 }
 }
-if(errors === _errs243){
-if(typeof data97 == "number"){
-if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data97}];
+if(errors === _errs240){
+if(typeof data96 == "number"){
+if(data96 <= 0 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data96}];
 return false;
 }
 }
 }
-var valid25 = _errs243 === errors;
+var valid23 = _errs240 === errors;
 }
 else {
-var valid25 = true;
+var valid23 = true;
 }
-if(valid25){
-if(data96.first_byte_ms !== undefined){
-let data98 = data96.first_byte_ms;
+if(valid23){
+if(data90.timeouts !== undefined){
+let data97 = data90.timeouts;
+const _errs242 = errors;
+if(errors === _errs242){
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+const _errs244 = errors;
+for(const key19 in data97){
+if(!(((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms")) || (key19 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data97}];
+return false;
+break;
+}
+}
+if(_errs244 === errors){
+if(data97.connect_ms !== undefined){
+let data98 = data97.connect_ms;
 const _errs245 = errors;
 if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
 let dataType87 = typeof data98;
@@ -4134,21 +4148,21 @@ if(dataType87 === "boolean" || data98 === null
 coerced87 = +data98;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data98}];
 return false;
 }
 }
 if(coerced87 !== undefined){
 data98 = coerced87;
-if(data96 !== undefined){
-data96["first_byte_ms"] = coerced87;
+if(data97 !== undefined){
+data97["connect_ms"] = coerced87;
 }
 }
 }
 if(errors === _errs245){
 if(typeof data98 == "number"){
 if(data98 < 1 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data98}];
 return false;
 }
 }
@@ -4159,8 +4173,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data96.idle_ms !== undefined){
-let data99 = data96.idle_ms;
+if(data97.first_byte_ms !== undefined){
+let data99 = data97.first_byte_ms;
 const _errs247 = errors;
 if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
 let dataType88 = typeof data99;
@@ -4171,21 +4185,21 @@ if(dataType88 === "boolean" || data99 === null
 coerced88 = +data99;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data99}];
 return false;
 }
 }
 if(coerced88 !== undefined){
 data99 = coerced88;
-if(data96 !== undefined){
-data96["idle_ms"] = coerced88;
+if(data97 !== undefined){
+data97["first_byte_ms"] = coerced88;
 }
 }
 }
 if(errors === _errs247){
 if(typeof data99 == "number"){
 if(data99 < 1 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data99}];
 return false;
 }
 }
@@ -4196,8 +4210,8 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data96.total_ms !== undefined){
-let data100 = data96.total_ms;
+if(data97.idle_ms !== undefined){
+let data100 = data97.idle_ms;
 const _errs249 = errors;
 if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
 let dataType89 = typeof data100;
@@ -4208,21 +4222,21 @@ if(dataType89 === "boolean" || data100 === null
 coerced89 = +data100;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data100}];
 return false;
 }
 }
 if(coerced89 !== undefined){
 data100 = coerced89;
-if(data96 !== undefined){
-data96["total_ms"] = coerced89;
+if(data97 !== undefined){
+data97["idle_ms"] = coerced89;
 }
 }
 }
 if(errors === _errs249){
 if(typeof data100 == "number"){
 if(data100 < 1 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data100}];
 return false;
 }
 }
@@ -4233,38 +4247,75 @@ else {
 var valid25 = true;
 }
 if(valid25){
-if(data96.min_tokens_per_second !== undefined){
-let data101 = data96.min_tokens_per_second;
+if(data97.total_ms !== undefined){
+let data101 = data97.total_ms;
 const _errs251 = errors;
-if(!(typeof data101 == "number")){
+if(!((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101)))){
 let dataType90 = typeof data101;
 let coerced90 = undefined;
 if(!(coerced90 !== undefined)){
-if(dataType90 == "boolean" || data101 === null
-              || (dataType90 == "string" && data101 && data101 == +data101)){
+if(dataType90 === "boolean" || data101 === null
+              || (dataType90 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
 coerced90 = +data101;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data101}];
 return false;
 }
 }
 if(coerced90 !== undefined){
 data101 = coerced90;
-if(data96 !== undefined){
-data96["min_tokens_per_second"] = coerced90;
+if(data97 !== undefined){
+data97["total_ms"] = coerced90;
 }
 }
 }
 if(errors === _errs251){
 if(typeof data101 == "number"){
-if(data101 <= 0 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data101}];
+if(data101 < 1 || isNaN(data101)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data101}];
 return false;
 }
 }
 }
 var valid25 = _errs251 === errors;
+}
+else {
+var valid25 = true;
+}
+if(valid25){
+if(data97.min_tokens_per_second !== undefined){
+let data102 = data97.min_tokens_per_second;
+const _errs253 = errors;
+if(!(typeof data102 == "number")){
+let dataType91 = typeof data102;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "boolean" || data102 === null
+              || (dataType91 == "string" && data102 && data102 == +data102)){
+coerced91 = +data102;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data102}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data102 = coerced91;
+if(data97 !== undefined){
+data97["min_tokens_per_second"] = coerced91;
+}
+}
+}
+if(errors === _errs253){
+if(typeof data102 == "number"){
+if(data102 <= 0 || isNaN(data102)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data102}];
+return false;
+}
+}
+}
+var valid25 = _errs253 === errors;
 }
 else {
 var valid25 = true;
@@ -4276,69 +4327,32 @@ var valid25 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data97}];
 return false;
 }
 }
-var valid23 = _errs240 === errors;
+var valid23 = _errs242 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.replies !== undefined){
-let data102 = data89.replies;
-const _errs253 = errors;
-if(errors === _errs253){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+if(data90.replies !== undefined){
+let data103 = data90.replies;
 const _errs255 = errors;
-for(const key20 in data102){
+if(errors === _errs255){
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+const _errs257 = errors;
+for(const key20 in data103){
 if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data103}];
 return false;
 break;
 }
 }
-if(_errs255 === errors){
-if(data102.max_json_bytes !== undefined){
-let data103 = data102.max_json_bytes;
-const _errs256 = errors;
-if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
-let dataType91 = typeof data103;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 === "boolean" || data103 === null
-              || (dataType91 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
-coerced91 = +data103;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data103}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data103 = coerced91;
-if(data102 !== undefined){
-data102["max_json_bytes"] = coerced91;
-}
-}
-}
-if(errors === _errs256){
-if(typeof data103 == "number"){
-if(data103 < 1024 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data103}];
-return false;
-}
-}
-}
-var valid26 = _errs256 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data102.max_event_bytes !== undefined){
-let data104 = data102.max_event_bytes;
+if(_errs257 === errors){
+if(data103.max_json_bytes !== undefined){
+let data104 = data103.max_json_bytes;
 const _errs258 = errors;
 if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
 let dataType92 = typeof data104;
@@ -4349,21 +4363,21 @@ if(dataType92 === "boolean" || data104 === null
 coerced92 = +data104;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data104}];
 return false;
 }
 }
 if(coerced92 !== undefined){
 data104 = coerced92;
-if(data102 !== undefined){
-data102["max_event_bytes"] = coerced92;
+if(data103 !== undefined){
+data103["max_json_bytes"] = coerced92;
 }
 }
 }
 if(errors === _errs258){
 if(typeof data104 == "number"){
 if(data104 < 1024 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data104}];
 return false;
 }
 }
@@ -4373,38 +4387,75 @@ var valid26 = _errs258 === errors;
 else {
 var valid26 = true;
 }
+if(valid26){
+if(data103.max_event_bytes !== undefined){
+let data105 = data103.max_event_bytes;
+const _errs260 = errors;
+if(!((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105)))){
+let dataType93 = typeof data105;
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(dataType93 === "boolean" || data105 === null
+              || (dataType93 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
+coerced93 = +data105;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data105}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data105 = coerced93;
+if(data103 !== undefined){
+data103["max_event_bytes"] = coerced93;
+}
+}
+}
+if(errors === _errs260){
+if(typeof data105 == "number"){
+if(data105 < 1024 || isNaN(data105)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data105}];
+return false;
+}
+}
+}
+var valid26 = _errs260 === errors;
+}
+else {
+var valid26 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data103}];
 return false;
 }
 }
-var valid23 = _errs253 === errors;
+var valid23 = _errs255 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.reasoning_param !== undefined){
-let data105 = data89.reasoning_param;
-const _errs260 = errors;
-const _errs261 = errors;
-let valid27 = false;
+if(data90.reasoning_param !== undefined){
+let data106 = data90.reasoning_param;
 const _errs262 = errors;
-if(typeof data105 !== "string"){
-let dataType93 = typeof data105;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data105;
+const _errs263 = errors;
+let valid27 = false;
+const _errs264 = errors;
+if(typeof data106 !== "string"){
+let dataType94 = typeof data106;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "number" || dataType94 == "boolean"){
+coerced94 = "" + data106;
 }
-else if(data105 === null){
-coerced93 = "";
+else if(data106 === null){
+coerced94 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data105};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4414,15 +4465,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data105 = coerced93;
-if(data89 !== undefined){
-data89["reasoning_param"] = coerced93;
+if(coerced94 !== undefined){
+data106 = coerced94;
+if(data90 !== undefined){
+data90["reasoning_param"] = coerced94;
 }
 }
 }
-if("reasoning_effort" !== data105){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data105};
+if("reasoning_effort" !== data106){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data106};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4431,86 +4482,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs262 === errors;
-valid27 = valid27 || _valid3;
-if(!valid27){
-const _errs264 = errors;
-if(typeof data105 !== "string"){
-let dataType94 = typeof data105;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data105;
-}
-else if(data105 === null){
-coerced94 = "";
-}
-else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data105};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(coerced94 !== undefined){
-data105 = coerced94;
-if(data89 !== undefined){
-data89["reasoning_param"] = coerced94;
-}
-}
-}
-if("reasoning" !== data105){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data105};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
 var _valid3 = _errs264 === errors;
 valid27 = valid27 || _valid3;
-}
 if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data105};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs261;
-if(vErrors !== null){
-if(_errs261){
-vErrors.length = _errs261;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs260 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.max_tokens_field !== undefined){
-let data106 = data89.max_tokens_field;
 const _errs266 = errors;
-const _errs267 = errors;
-let valid28 = false;
-const _errs268 = errors;
 if(typeof data106 !== "string"){
 let dataType95 = typeof data106;
 let coerced95 = undefined;
@@ -4522,7 +4497,83 @@ else if(data106 === null){
 coerced95 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data106};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data106};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(coerced95 !== undefined){
+data106 = coerced95;
+if(data90 !== undefined){
+data90["reasoning_param"] = coerced95;
+}
+}
+}
+if("reasoning" !== data106){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data106};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid3 = _errs266 === errors;
+valid27 = valid27 || _valid3;
+}
+if(!valid27){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data106};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs263;
+if(vErrors !== null){
+if(_errs263){
+vErrors.length = _errs263;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid23 = _errs262 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data90.max_tokens_field !== undefined){
+let data107 = data90.max_tokens_field;
+const _errs268 = errors;
+const _errs269 = errors;
+let valid28 = false;
+const _errs270 = errors;
+if(typeof data107 !== "string"){
+let dataType96 = typeof data107;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 == "number" || dataType96 == "boolean"){
+coerced96 = "" + data107;
+}
+else if(data107 === null){
+coerced96 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4532,15 +4583,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data106 = coerced95;
-if(data89 !== undefined){
-data89["max_tokens_field"] = coerced95;
+if(coerced96 !== undefined){
+data107 = coerced96;
+if(data90 !== undefined){
+data90["max_tokens_field"] = coerced96;
 }
 }
 }
-if("max_tokens" !== data106){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data106};
+if("max_tokens" !== data107){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data107};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4549,22 +4600,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs268 === errors;
+var _valid4 = _errs270 === errors;
 valid28 = valid28 || _valid4;
 if(!valid28){
-const _errs270 = errors;
-if(typeof data106 !== "string"){
-let dataType96 = typeof data106;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data106;
+const _errs272 = errors;
+if(typeof data107 !== "string"){
+let dataType97 = typeof data107;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "number" || dataType97 == "boolean"){
+coerced97 = "" + data107;
 }
-else if(data106 === null){
-coerced96 = "";
+else if(data107 === null){
+coerced97 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data106};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4574,15 +4625,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data106 = coerced96;
-if(data89 !== undefined){
-data89["max_tokens_field"] = coerced96;
+if(coerced97 !== undefined){
+data107 = coerced97;
+if(data90 !== undefined){
+data90["max_tokens_field"] = coerced97;
 }
 }
 }
-if("max_completion_tokens" !== data106){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data106};
+if("max_completion_tokens" !== data107){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data107};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4591,11 +4642,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs270 === errors;
+var _valid4 = _errs272 === errors;
 valid28 = valid28 || _valid4;
 }
 if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data106};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data107};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4607,57 +4658,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs267;
+errors = _errs269;
 if(vErrors !== null){
-if(_errs267){
-vErrors.length = _errs267;
+if(_errs269){
+vErrors.length = _errs269;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs266 === errors;
+var valid23 = _errs268 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.apis !== undefined){
-let data107 = data89.apis;
-const _errs272 = errors;
-if(errors === _errs272){
-if(Array.isArray(data107)){
-if(data107.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
+if(data90.apis !== undefined){
+let data108 = data90.apis;
+const _errs274 = errors;
+if(errors === _errs274){
+if(Array.isArray(data108)){
+if(data108.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data108}];
 return false;
 }
 else {
-if(data107.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
+if(data108.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data108}];
 return false;
 }
 else {
 var valid29 = true;
-const len3 = data107.length;
+const len3 = data108.length;
 for(let i3=0; i3<len3; i3++){
-let data108 = data107[i3];
-const _errs274 = errors;
-const _errs275 = errors;
-let valid30 = false;
+let data109 = data108[i3];
 const _errs276 = errors;
-if(typeof data108 !== "string"){
-let dataType97 = typeof data108;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data108;
+const _errs277 = errors;
+let valid30 = false;
+const _errs278 = errors;
+if(typeof data109 !== "string"){
+let dataType98 = typeof data109;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 == "number" || dataType98 == "boolean"){
+coerced98 = "" + data109;
 }
-else if(data108 === null){
-coerced97 = "";
+else if(data109 === null){
+coerced98 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data108};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data109};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4667,15 +4718,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data108 = coerced97;
-if(data107 !== undefined){
-data107[i3] = coerced97;
+if(coerced98 !== undefined){
+data109 = coerced98;
+if(data108 !== undefined){
+data108[i3] = coerced98;
 }
 }
 }
-if("chat" !== data108){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data108};
+if("chat" !== data109){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data109};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4684,22 +4735,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs276 === errors;
+var _valid5 = _errs278 === errors;
 valid30 = valid30 || _valid5;
 if(!valid30){
-const _errs278 = errors;
-if(typeof data108 !== "string"){
-let dataType98 = typeof data108;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data108;
+const _errs280 = errors;
+if(typeof data109 !== "string"){
+let dataType99 = typeof data109;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data109;
 }
-else if(data108 === null){
-coerced98 = "";
+else if(data109 === null){
+coerced99 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data108};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data109};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4709,15 +4760,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data108 = coerced98;
-if(data107 !== undefined){
-data107[i3] = coerced98;
+if(coerced99 !== undefined){
+data109 = coerced99;
+if(data108 !== undefined){
+data108[i3] = coerced99;
 }
 }
 }
-if("responses" !== data108){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data108};
+if("responses" !== data109){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data109};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4726,11 +4777,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs278 === errors;
+var _valid5 = _errs280 === errors;
 valid30 = valid30 || _valid5;
 }
 if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data108};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data109};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4742,17 +4793,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs275;
+errors = _errs277;
 if(vErrors !== null){
-if(_errs275){
-vErrors.length = _errs275;
+if(_errs277){
+vErrors.length = _errs277;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs274 === errors;
+var valid29 = _errs276 === errors;
 if(!valid29){
 break;
 }
@@ -4761,94 +4812,57 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data108}];
 return false;
 }
 }
-var valid23 = _errs272 === errors;
+var valid23 = _errs274 === errors;
 }
 else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.simulated !== undefined){
-let data109 = data89.simulated;
-const _errs280 = errors;
-if(errors === _errs280){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+if(data90.simulated !== undefined){
+let data110 = data90.simulated;
 const _errs282 = errors;
-for(const key21 in data109){
+if(errors === _errs282){
+if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+const _errs284 = errors;
+for(const key21 in data110){
 if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data110}];
 return false;
 break;
 }
 }
-if(_errs282 === errors){
-if(data109.first_byte_ms !== undefined){
-let data110 = data109.first_byte_ms;
-const _errs283 = errors;
-if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
-let dataType99 = typeof data110;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 === "boolean" || data110 === null
-              || (dataType99 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced99 = +data110;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data110 = coerced99;
-if(data109 !== undefined){
-data109["first_byte_ms"] = coerced99;
-}
-}
-}
-if(errors === _errs283){
-if(typeof data110 == "number"){
-if(data110 < 0 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
-return false;
-}
-}
-}
-var valid31 = _errs283 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.tokens_per_second !== undefined){
-let data111 = data109.tokens_per_second;
+if(_errs284 === errors){
+if(data110.first_byte_ms !== undefined){
+let data111 = data110.first_byte_ms;
 const _errs285 = errors;
-if(!(typeof data111 == "number")){
+if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
 let dataType100 = typeof data111;
 let coerced100 = undefined;
 if(!(coerced100 !== undefined)){
-if(dataType100 == "boolean" || data111 === null
-              || (dataType100 == "string" && data111 && data111 == +data111)){
+if(dataType100 === "boolean" || data111 === null
+              || (dataType100 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
 coerced100 = +data111;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data111}];
 return false;
 }
 }
 if(coerced100 !== undefined){
 data111 = coerced100;
-if(data109 !== undefined){
-data109["tokens_per_second"] = coerced100;
+if(data110 !== undefined){
+data110["first_byte_ms"] = coerced100;
 }
 }
 }
 if(errors === _errs285){
 if(typeof data111 == "number"){
 if(data111 < 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data111}];
 return false;
 }
 }
@@ -4859,24 +4873,61 @@ else {
 var valid31 = true;
 }
 if(valid31){
-if(data109.reasoning_field !== undefined){
-let data112 = data109.reasoning_field;
+if(data110.tokens_per_second !== undefined){
+let data112 = data110.tokens_per_second;
 const _errs287 = errors;
-const _errs288 = errors;
-let valid32 = false;
-const _errs289 = errors;
-if(typeof data112 !== "string"){
+if(!(typeof data112 == "number")){
 let dataType101 = typeof data112;
 let coerced101 = undefined;
 if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data112;
-}
-else if(data112 === null){
-coerced101 = "";
+if(dataType101 == "boolean" || data112 === null
+              || (dataType101 == "string" && data112 && data112 == +data112)){
+coerced101 = +data112;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data112}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data112 = coerced101;
+if(data110 !== undefined){
+data110["tokens_per_second"] = coerced101;
+}
+}
+}
+if(errors === _errs287){
+if(typeof data112 == "number"){
+if(data112 < 0 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data112}];
+return false;
+}
+}
+}
+var valid31 = _errs287 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data110.reasoning_field !== undefined){
+let data113 = data110.reasoning_field;
+const _errs289 = errors;
+const _errs290 = errors;
+let valid32 = false;
+const _errs291 = errors;
+if(typeof data113 !== "string"){
+let dataType102 = typeof data113;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data113;
+}
+else if(data113 === null){
+coerced102 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data113};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4886,15 +4937,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced101 !== undefined){
-data112 = coerced101;
-if(data109 !== undefined){
-data109["reasoning_field"] = coerced101;
+if(coerced102 !== undefined){
+data113 = coerced102;
+if(data110 !== undefined){
+data110["reasoning_field"] = coerced102;
 }
 }
 }
-if("reasoning_content" !== data112){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
+if("reasoning_content" !== data113){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data113};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4903,22 +4954,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs289 === errors;
+var _valid6 = _errs291 === errors;
 valid32 = valid32 || _valid6;
 if(!valid32){
-const _errs291 = errors;
-if(typeof data112 !== "string"){
-let dataType102 = typeof data112;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data112;
+const _errs293 = errors;
+if(typeof data113 !== "string"){
+let dataType103 = typeof data113;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data113;
 }
-else if(data112 === null){
-coerced102 = "";
+else if(data113 === null){
+coerced103 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data113};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4928,15 +4979,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced102 !== undefined){
-data112 = coerced102;
-if(data109 !== undefined){
-data109["reasoning_field"] = coerced102;
+if(coerced103 !== undefined){
+data113 = coerced103;
+if(data110 !== undefined){
+data110["reasoning_field"] = coerced103;
 }
 }
 }
-if("reasoning" !== data112){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
+if("reasoning" !== data113){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data113};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4945,11 +4996,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs291 === errors;
+var _valid6 = _errs293 === errors;
 valid32 = valid32 || _valid6;
 }
 if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data112};
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data113};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4961,83 +5012,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs288;
+errors = _errs290;
 if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
+if(_errs290){
+vErrors.length = _errs290;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs287 === errors;
+var valid31 = _errs289 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data109.port !== undefined){
-let data113 = data109.port;
-const _errs293 = errors;
-if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
-let dataType103 = typeof data113;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data113 === null
-              || (dataType103 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
-coerced103 = +data113;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
-return false;
-}
-}
-if(coerced103 !== undefined){
-data113 = coerced103;
-if(data109 !== undefined){
-data109["port"] = coerced103;
-}
-}
-}
-if(errors === _errs293){
-if(typeof data113 == "number"){
-if(data113 > 65535 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
-return false;
-}
-else {
-if(data113 < 0 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
-return false;
-}
-}
-}
-}
-var valid31 = _errs293 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.protocol !== undefined){
-let data114 = data109.protocol;
+if(data110.port !== undefined){
+let data114 = data110.port;
 const _errs295 = errors;
-const _errs296 = errors;
-let valid33 = false;
-const _errs297 = errors;
-if(typeof data114 !== "string"){
+if(!((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114)))){
 let dataType104 = typeof data114;
 let coerced104 = undefined;
 if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data114;
-}
-else if(data114 === null){
-coerced104 = "";
+if(dataType104 === "boolean" || data114 === null
+              || (dataType104 === "string" && data114 && data114 == +data114 && !(data114 % 1))){
+coerced104 = +data114;
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data114}];
+return false;
+}
+}
+if(coerced104 !== undefined){
+data114 = coerced104;
+if(data110 !== undefined){
+data110["port"] = coerced104;
+}
+}
+}
+if(errors === _errs295){
+if(typeof data114 == "number"){
+if(data114 > 65535 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data114}];
+return false;
+}
+else {
+if(data114 < 0 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data114}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs295 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data110.protocol !== undefined){
+let data115 = data110.protocol;
+const _errs297 = errors;
+const _errs298 = errors;
+let valid33 = false;
+const _errs299 = errors;
+if(typeof data115 !== "string"){
+let dataType105 = typeof data115;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data115;
+}
+else if(data115 === null){
+coerced105 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data115};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -5047,15 +5098,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data114 = coerced104;
-if(data109 !== undefined){
-data109["protocol"] = coerced104;
+if(coerced105 !== undefined){
+data115 = coerced105;
+if(data110 !== undefined){
+data110["protocol"] = coerced105;
 }
 }
 }
-if("openai" !== data114){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
+if("openai" !== data115){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data115};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -5064,22 +5115,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs297 === errors;
+var _valid7 = _errs299 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs299 = errors;
-if(typeof data114 !== "string"){
-let dataType105 = typeof data114;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data114;
+const _errs301 = errors;
+if(typeof data115 !== "string"){
+let dataType106 = typeof data115;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data115;
 }
-else if(data114 === null){
-coerced105 = "";
+else if(data115 === null){
+coerced106 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data115};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -5089,15 +5140,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data114 = coerced105;
-if(data109 !== undefined){
-data109["protocol"] = coerced105;
+if(coerced106 !== undefined){
+data115 = coerced106;
+if(data110 !== undefined){
+data110["protocol"] = coerced106;
 }
 }
 }
-if("anthropic" !== data114){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
+if("anthropic" !== data115){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data115};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -5106,22 +5157,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs299 === errors;
+var _valid7 = _errs301 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs301 = errors;
-if(typeof data114 !== "string"){
-let dataType106 = typeof data114;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data114;
+const _errs303 = errors;
+if(typeof data115 !== "string"){
+let dataType107 = typeof data115;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data115;
 }
-else if(data114 === null){
-coerced106 = "";
+else if(data115 === null){
+coerced107 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data115};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -5131,15 +5182,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data114 = coerced106;
-if(data109 !== undefined){
-data109["protocol"] = coerced106;
+if(coerced107 !== undefined){
+data115 = coerced107;
+if(data110 !== undefined){
+data110["protocol"] = coerced107;
 }
 }
 }
-if("gemini" !== data114){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
+if("gemini" !== data115){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data115};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -5148,12 +5199,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs301 === errors;
+var _valid7 = _errs303 === errors;
 valid33 = valid33 || _valid7;
 }
 }
 if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data114};
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data115};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -5165,294 +5216,90 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs296;
+errors = _errs298;
 if(vErrors !== null){
-if(_errs296){
-vErrors.length = _errs296;
+if(_errs298){
+vErrors.length = _errs298;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs295 === errors;
+var valid31 = _errs297 === errors;
 }
 else {
 var valid31 = true;
 }
 if(valid31){
-if(data109.scripts !== undefined){
-let data115 = data109.scripts;
-const _errs303 = errors;
-if(errors === _errs303){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-var valid34 = true;
-for(const key22 in data115){
-if(pattern5.test(key22)){
-let data116 = data115[key22];
+if(data110.scripts !== undefined){
+let data116 = data110.scripts;
 const _errs305 = errors;
 if(errors === _errs305){
-if(Array.isArray(data116)){
-if(data116.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+var valid34 = true;
+for(const key22 in data116){
+if(pattern6.test(key22)){
+let data117 = data116[key22];
+const _errs307 = errors;
+if(errors === _errs307){
+if(Array.isArray(data117)){
+if(data117.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data117}];
 return false;
 }
 else {
 var valid35 = true;
-const len4 = data116.length;
+const len4 = data117.length;
 for(let i4=0; i4<len4; i4++){
-let data117 = data116[i4];
-const _errs307 = errors;
-if(errors === _errs307){
-if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
+let data118 = data117[i4];
 const _errs309 = errors;
-for(const key23 in data117){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
-return false;
-break;
-}
-}
-if(_errs309 === errors){
-if(data117.when !== undefined){
-let data118 = data117.when;
-const _errs310 = errors;
-if(errors === _errs310){
+if(errors === _errs309){
 if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
-const _errs312 = errors;
-for(const key24 in data118){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
+const _errs311 = errors;
+for(const key23 in data118){
+if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data118}];
 return false;
 break;
 }
 }
-if(_errs312 === errors){
-if(data118.tools_offered !== undefined){
-let data119 = data118.tools_offered;
-const _errs313 = errors;
-if(typeof data119 !== "boolean"){
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(data119 === "false" || data119 === 0 || data119 === null){
-coerced107 = false;
-}
-else if(data119 === "true" || data119 === 1){
-coerced107 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data119}];
+if(_errs311 === errors){
+if(data118.when !== undefined){
+let data119 = data118.when;
+const _errs312 = errors;
+if(errors === _errs312){
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+const _errs314 = errors;
+for(const key24 in data119){
+if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data119}];
 return false;
+break;
 }
 }
-if(coerced107 !== undefined){
-data119 = coerced107;
-if(data118 !== undefined){
-data118["tools_offered"] = coerced107;
-}
-}
-}
-var valid37 = _errs313 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data118.last_role !== undefined){
-let data120 = data118.last_role;
+if(_errs314 === errors){
+if(data119.tools_offered !== undefined){
+let data120 = data119.tools_offered;
 const _errs315 = errors;
-const _errs316 = errors;
-let valid38 = false;
-const _errs317 = errors;
-if(typeof data120 !== "string"){
-let dataType108 = typeof data120;
+if(typeof data120 !== "boolean"){
 let coerced108 = undefined;
 if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data120;
+if(data120 === "false" || data120 === 0 || data120 === null){
+coerced108 = false;
 }
-else if(data120 === null){
-coerced108 = "";
-}
-else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
-if(vErrors === null){
-vErrors = [err58];
+else if(data120 === "true" || data120 === 1){
+coerced108 = true;
 }
 else {
-vErrors.push(err58);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data120}];
+return false;
 }
 }
 if(coerced108 !== undefined){
 data120 = coerced108;
-if(data118 !== undefined){
-data118["last_role"] = coerced108;
-}
-}
-}
-if("user" !== data120){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-var _valid8 = _errs317 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs319 = errors;
-if(typeof data120 !== "string"){
-let dataType109 = typeof data120;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data120;
-}
-else if(data120 === null){
-coerced109 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(coerced109 !== undefined){
-data120 = coerced109;
-if(data118 !== undefined){
-data118["last_role"] = coerced109;
-}
-}
-}
-if("assistant" !== data120){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-var _valid8 = _errs319 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs321 = errors;
-if(typeof data120 !== "string"){
-let dataType110 = typeof data120;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data120;
-}
-else if(data120 === null){
-coerced110 = "";
-}
-else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(coerced110 !== undefined){
-data120 = coerced110;
-if(data118 !== undefined){
-data118["last_role"] = coerced110;
-}
-}
-}
-if("tool" !== data120){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid8 = _errs321 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs323 = errors;
-if(typeof data120 !== "string"){
-let dataType111 = typeof data120;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data120;
-}
-else if(data120 === null){
-coerced111 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(coerced111 !== undefined){
-data120 = coerced111;
-if(data118 !== undefined){
-data118["last_role"] = coerced111;
-}
-}
-}
-if("system" !== data120){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-var _valid8 = _errs323 === errors;
-valid38 = valid38 || _valid8;
-}
-}
-}
-if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data120};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs316;
-if(vErrors !== null){
-if(_errs316){
-vErrors.length = _errs316;
-}
-else {
-vErrors = null;
+if(data119 !== undefined){
+data119["tools_offered"] = coerced108;
 }
 }
 }
@@ -5462,8 +5309,137 @@ else {
 var valid37 = true;
 }
 if(valid37){
-if(data118.last_message_matches !== undefined){
-let data121 = data118.last_message_matches;
+if(data119.last_role !== undefined){
+let data121 = data119.last_role;
+const _errs317 = errors;
+const _errs318 = errors;
+let valid38 = false;
+const _errs319 = errors;
+if(typeof data121 !== "string"){
+let dataType109 = typeof data121;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data121;
+}
+else if(data121 === null){
+coerced109 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data121};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(coerced109 !== undefined){
+data121 = coerced109;
+if(data119 !== undefined){
+data119["last_role"] = coerced109;
+}
+}
+}
+if("user" !== data121){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data121};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid8 = _errs319 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs321 = errors;
+if(typeof data121 !== "string"){
+let dataType110 = typeof data121;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data121;
+}
+else if(data121 === null){
+coerced110 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data121};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(coerced110 !== undefined){
+data121 = coerced110;
+if(data119 !== undefined){
+data119["last_role"] = coerced110;
+}
+}
+}
+if("assistant" !== data121){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data121};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid8 = _errs321 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs323 = errors;
+if(typeof data121 !== "string"){
+let dataType111 = typeof data121;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data121;
+}
+else if(data121 === null){
+coerced111 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data121};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(coerced111 !== undefined){
+data121 = coerced111;
+if(data119 !== undefined){
+data119["last_role"] = coerced111;
+}
+}
+}
+if("tool" !== data121){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data121};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var _valid8 = _errs323 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
 const _errs325 = errors;
 if(typeof data121 !== "string"){
 let dataType112 = typeof data121;
@@ -5476,26 +5452,101 @@ else if(data121 === null){
 coerced112 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
-return false;
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data121};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
 }
 }
 if(coerced112 !== undefined){
 data121 = coerced112;
-if(data118 !== undefined){
-data118["last_message_matches"] = coerced112;
+if(data119 !== undefined){
+data119["last_role"] = coerced112;
 }
 }
 }
-if(errors === _errs325){
-if(typeof data121 === "string"){
-if(func3(data121) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
+if("system" !== data121){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data121};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs325 === errors;
+valid38 = valid38 || _valid8;
+}
+}
+}
+if(!valid38){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data121};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs318;
+if(vErrors !== null){
+if(_errs318){
+vErrors.length = _errs318;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid37 = _errs317 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data119.last_message_matches !== undefined){
+let data122 = data119.last_message_matches;
+const _errs327 = errors;
+if(typeof data122 !== "string"){
+let dataType113 = typeof data122;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data122;
+}
+else if(data122 === null){
+coerced113 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data122}];
+return false;
+}
+}
+if(coerced113 !== undefined){
+data122 = coerced113;
+if(data119 !== undefined){
+data119["last_message_matches"] = coerced113;
+}
+}
+}
+if(errors === _errs327){
+if(typeof data122 === "string"){
+if(func3(data122) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data122}];
 return false;
 }
 }
 }
-var valid37 = _errs325 === errors;
+var valid37 = _errs327 === errors;
 }
 else {
 var valid37 = true;
@@ -5505,82 +5556,67 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data119}];
 return false;
 }
 }
-var valid36 = _errs310 === errors;
+var valid36 = _errs312 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data117.call !== undefined){
-let data122 = data117.call;
-const _errs327 = errors;
-if(errors === _errs327){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+if(data118.call !== undefined){
+let data123 = data118.call;
+const _errs329 = errors;
+if(errors === _errs329){
+if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
 let missing3;
-if((data122.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
+if((data123.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data123}];
 return false;
 }
 else {
-const _errs329 = errors;
-for(const key25 in data122){
+const _errs331 = errors;
+for(const key25 in data123){
 if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data123}];
 return false;
 break;
 }
 }
-if(_errs329 === errors){
-if(data122.tool !== undefined){
-let data123 = data122.tool;
-const _errs330 = errors;
-if(typeof data123 !== "string"){
-let dataType113 = typeof data123;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data123;
-}
-else if(data123 === null){
-coerced113 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
-return false;
-}
-}
-if(coerced113 !== undefined){
-data123 = coerced113;
-if(data122 !== undefined){
-data122["tool"] = coerced113;
-}
-}
-}
-if(errors === _errs330){
-if(typeof data123 === "string"){
-if(func3(data123) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
-return false;
-}
-}
-}
-var valid39 = _errs330 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data122.arguments !== undefined){
-let data124 = data122.arguments;
+if(_errs331 === errors){
+if(data123.tool !== undefined){
+let data124 = data123.tool;
 const _errs332 = errors;
-if(errors === _errs332){
-if(!(data124 && typeof data124 == "object" && !Array.isArray(data124))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data124}];
+if(typeof data124 !== "string"){
+let dataType114 = typeof data124;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data124;
+}
+else if(data124 === null){
+coerced114 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data124}];
 return false;
+}
+}
+if(coerced114 !== undefined){
+data124 = coerced114;
+if(data123 !== undefined){
+data123["tool"] = coerced114;
+}
+}
+}
+if(errors === _errs332){
+if(typeof data124 === "string"){
+if(func3(data124) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data124}];
+return false;
+}
 }
 }
 var valid39 = _errs332 === errors;
@@ -5588,47 +5624,62 @@ var valid39 = _errs332 === errors;
 else {
 var valid39 = true;
 }
+if(valid39){
+if(data123.arguments !== undefined){
+let data125 = data123.arguments;
+const _errs334 = errors;
+if(errors === _errs334){
+if(!(data125 && typeof data125 == "object" && !Array.isArray(data125))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data125}];
+return false;
+}
+}
+var valid39 = _errs334 === errors;
+}
+else {
+var valid39 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data123}];
 return false;
 }
 }
-var valid36 = _errs327 === errors;
+var valid36 = _errs329 === errors;
 }
 else {
 var valid36 = true;
 }
 if(valid36){
-if(data117.answer !== undefined){
-let data125 = data117.answer;
-const _errs334 = errors;
-if(typeof data125 !== "string"){
-let dataType114 = typeof data125;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data125;
+if(data118.answer !== undefined){
+let data126 = data118.answer;
+const _errs336 = errors;
+if(typeof data126 !== "string"){
+let dataType115 = typeof data126;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data126;
 }
-else if(data125 === null){
-coerced114 = "";
+else if(data126 === null){
+coerced115 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data125}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data126}];
 return false;
 }
 }
-if(coerced114 !== undefined){
-data125 = coerced114;
-if(data117 !== undefined){
-data117["answer"] = coerced114;
+if(coerced115 !== undefined){
+data126 = coerced115;
+if(data118 !== undefined){
+data118["answer"] = coerced115;
 }
 }
 }
-var valid36 = _errs334 === errors;
+var valid36 = _errs336 === errors;
 }
 else {
 var valid36 = true;
@@ -5638,11 +5689,11 @@ var valid36 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data118}];
 return false;
 }
 }
-var valid35 = _errs307 === errors;
+var valid35 = _errs309 === errors;
 if(!valid35){
 break;
 }
@@ -5650,11 +5701,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data117}];
 return false;
 }
 }
-var valid34 = _errs305 === errors;
+var valid34 = _errs307 === errors;
 if(!valid34){
 break;
 }
@@ -5662,11 +5713,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data115}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data116}];
 return false;
 }
 }
-var valid31 = _errs303 === errors;
+var valid31 = _errs305 === errors;
 }
 else {
 var valid31 = true;
@@ -5679,11 +5730,11 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data110}];
 return false;
 }
 }
-var valid23 = _errs280 === errors;
+var valid23 = _errs282 === errors;
 }
 else {
 var valid23 = true;
@@ -5703,11 +5754,11 @@ var valid23 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data90}];
 return false;
 }
 }
-var valid22 = _errs217 === errors;
+var valid22 = _errs219 === errors;
 if(!valid22){
 break;
 }
@@ -5715,89 +5766,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data89}];
 return false;
 }
 }
-var valid0 = _errs215 === errors;
+var valid0 = _errs217 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data126 = data.models;
-const _errs336 = errors;
-if(errors === _errs336){
-if(Array.isArray(data126)){
-if(data126.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data126}];
+let data127 = data.models;
+const _errs338 = errors;
+if(errors === _errs338){
+if(Array.isArray(data127)){
+if(data127.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data127}];
 return false;
 }
 else {
 var valid40 = true;
-const len5 = data126.length;
+const len5 = data127.length;
 for(let i5=0; i5<len5; i5++){
-let data127 = data126[i5];
-const _errs338 = errors;
-if(errors === _errs338){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
+let data128 = data127[i5];
+const _errs340 = errors;
+if(errors === _errs340){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
 let missing4;
-if(((data127.id === undefined) && (missing4 = "id")) || ((data127.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data127}];
+if(((data128.id === undefined) && (missing4 = "id")) || ((data128.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data128}];
 return false;
 }
 else {
-const _errs340 = errors;
-for(const key26 in data127){
+const _errs342 = errors;
+for(const key26 in data128){
 if(!(func2.call(schema11.properties.models.items.properties, key26))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data128}];
 return false;
 break;
 }
 }
-if(_errs340 === errors){
-if(data127.id !== undefined){
-let data128 = data127.id;
-const _errs341 = errors;
-if(typeof data128 !== "string"){
-let dataType115 = typeof data128;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data128;
-}
-else if(data128 === null){
-coerced115 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-if(coerced115 !== undefined){
-data128 = coerced115;
-if(data127 !== undefined){
-data127["id"] = coerced115;
-}
-}
-}
-if(errors === _errs341){
-if(typeof data128 === "string"){
-if(func3(data128) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-}
-var valid41 = _errs341 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.owned_by !== undefined){
-let data129 = data127.owned_by;
+if(_errs342 === errors){
+if(data128.id !== undefined){
+let data129 = data128.id;
 const _errs343 = errors;
 if(typeof data129 !== "string"){
 let dataType116 = typeof data129;
@@ -5810,21 +5822,21 @@ else if(data129 === null){
 coerced116 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data129}];
 return false;
 }
 }
 if(coerced116 !== undefined){
 data129 = coerced116;
-if(data127 !== undefined){
-data127["owned_by"] = coerced116;
+if(data128 !== undefined){
+data128["id"] = coerced116;
 }
 }
 }
 if(errors === _errs343){
 if(typeof data129 === "string"){
 if(func3(data129) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data129}];
 return false;
 }
 }
@@ -5835,33 +5847,35 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.context_length !== undefined){
-let data130 = data127.context_length;
+if(data128.owned_by !== undefined){
+let data130 = data128.owned_by;
 const _errs345 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
+if(typeof data130 !== "string"){
 let dataType117 = typeof data130;
 let coerced117 = undefined;
 if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data130 === null
-              || (dataType117 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced117 = +data130;
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data130;
+}
+else if(data130 === null){
+coerced117 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data130}];
 return false;
 }
 }
 if(coerced117 !== undefined){
 data130 = coerced117;
-if(data127 !== undefined){
-data127["context_length"] = coerced117;
+if(data128 !== undefined){
+data128["owned_by"] = coerced117;
 }
 }
 }
 if(errors === _errs345){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
+if(typeof data130 === "string"){
+if(func3(data130) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data130}];
 return false;
 }
 }
@@ -5872,8 +5886,8 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.max_output_tokens !== undefined){
-let data131 = data127.max_output_tokens;
+if(data128.context_length !== undefined){
+let data131 = data128.context_length;
 const _errs347 = errors;
 if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
 let dataType118 = typeof data131;
@@ -5884,21 +5898,21 @@ if(dataType118 === "boolean" || data131 === null
 coerced118 = +data131;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data131}];
 return false;
 }
 }
 if(coerced118 !== undefined){
 data131 = coerced118;
-if(data127 !== undefined){
-data127["max_output_tokens"] = coerced118;
+if(data128 !== undefined){
+data128["context_length"] = coerced118;
 }
 }
 }
 if(errors === _errs347){
 if(typeof data131 == "number"){
 if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data131}];
 return false;
 }
 }
@@ -5909,8 +5923,8 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.default_max_tokens !== undefined){
-let data132 = data127.default_max_tokens;
+if(data128.max_output_tokens !== undefined){
+let data132 = data128.max_output_tokens;
 const _errs349 = errors;
 if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
 let dataType119 = typeof data132;
@@ -5921,21 +5935,21 @@ if(dataType119 === "boolean" || data132 === null
 coerced119 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data132}];
 return false;
 }
 }
 if(coerced119 !== undefined){
 data132 = coerced119;
-if(data127 !== undefined){
-data127["default_max_tokens"] = coerced119;
+if(data128 !== undefined){
+data128["max_output_tokens"] = coerced119;
 }
 }
 }
 if(errors === _errs349){
 if(typeof data132 == "number"){
 if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data132}];
 return false;
 }
 }
@@ -5946,8 +5960,8 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.unresolved_input_tokens !== undefined){
-let data133 = data127.unresolved_input_tokens;
+if(data128.default_max_tokens !== undefined){
+let data133 = data128.default_max_tokens;
 const _errs351 = errors;
 if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
 let dataType120 = typeof data133;
@@ -5958,21 +5972,21 @@ if(dataType120 === "boolean" || data133 === null
 coerced120 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data133}];
 return false;
 }
 }
 if(coerced120 !== undefined){
 data133 = coerced120;
-if(data127 !== undefined){
-data127["unresolved_input_tokens"] = coerced120;
+if(data128 !== undefined){
+data128["default_max_tokens"] = coerced120;
 }
 }
 }
 if(errors === _errs351){
 if(typeof data133 == "number"){
 if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data133}];
 return false;
 }
 }
@@ -5983,44 +5997,81 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.reasoning !== undefined){
-let data134 = data127.reasoning;
+if(data128.unresolved_input_tokens !== undefined){
+let data134 = data128.unresolved_input_tokens;
 const _errs353 = errors;
+if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
+let dataType121 = typeof data134;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 === "boolean" || data134 === null
+              || (dataType121 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
+coerced121 = +data134;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data134}];
+return false;
+}
+}
+if(coerced121 !== undefined){
+data134 = coerced121;
+if(data128 !== undefined){
+data128["unresolved_input_tokens"] = coerced121;
+}
+}
+}
 if(errors === _errs353){
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+if(typeof data134 == "number"){
+if(data134 < 1 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data134}];
+return false;
+}
+}
+}
+var valid41 = _errs353 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data128.reasoning !== undefined){
+let data135 = data128.reasoning;
+const _errs355 = errors;
+if(errors === _errs355){
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
 let missing5;
-if((data134.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+if((data135.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data135}];
 return false;
 }
 else {
-const _errs355 = errors;
-for(const key27 in data134){
+const _errs357 = errors;
+for(const key27 in data135){
 if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data135}];
 return false;
 break;
 }
 }
-if(_errs355 === errors){
-if(data134.default_effort !== undefined){
-let data135 = data134.default_effort;
-const _errs356 = errors;
-const _errs357 = errors;
-let valid43 = false;
+if(_errs357 === errors){
+if(data135.default_effort !== undefined){
+let data136 = data135.default_effort;
 const _errs358 = errors;
-if(typeof data135 !== "string"){
-let dataType121 = typeof data135;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data135;
+const _errs359 = errors;
+let valid43 = false;
+const _errs360 = errors;
+if(typeof data136 !== "string"){
+let dataType122 = typeof data136;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data136;
 }
-else if(data135 === null){
-coerced121 = "";
+else if(data136 === null){
+coerced122 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -6030,15 +6081,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data135 = coerced121;
-if(data134 !== undefined){
-data134["default_effort"] = coerced121;
+if(coerced122 !== undefined){
+data136 = coerced122;
+if(data135 !== undefined){
+data135["default_effort"] = coerced122;
 }
 }
 }
-if("none" !== data135){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
+if("none" !== data136){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data136};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -6047,22 +6098,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs358 === errors;
+var _valid9 = _errs360 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs360 = errors;
-if(typeof data135 !== "string"){
-let dataType122 = typeof data135;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data135;
+const _errs362 = errors;
+if(typeof data136 !== "string"){
+let dataType123 = typeof data136;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data136;
 }
-else if(data135 === null){
-coerced122 = "";
+else if(data136 === null){
+coerced123 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6072,15 +6123,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced122 !== undefined){
-data135 = coerced122;
-if(data134 !== undefined){
-data134["default_effort"] = coerced122;
+if(coerced123 !== undefined){
+data136 = coerced123;
+if(data135 !== undefined){
+data135["default_effort"] = coerced123;
 }
 }
 }
-if("minimal" !== data135){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
+if("minimal" !== data136){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data136};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6089,22 +6140,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs360 === errors;
+var _valid9 = _errs362 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs362 = errors;
-if(typeof data135 !== "string"){
-let dataType123 = typeof data135;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data135;
+const _errs364 = errors;
+if(typeof data136 !== "string"){
+let dataType124 = typeof data136;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data136;
 }
-else if(data135 === null){
-coerced123 = "";
+else if(data136 === null){
+coerced124 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6114,15 +6165,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data135 = coerced123;
-if(data134 !== undefined){
-data134["default_effort"] = coerced123;
+if(coerced124 !== undefined){
+data136 = coerced124;
+if(data135 !== undefined){
+data135["default_effort"] = coerced124;
 }
 }
 }
-if("low" !== data135){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
+if("low" !== data136){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data136};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6131,22 +6182,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs362 === errors;
+var _valid9 = _errs364 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs364 = errors;
-if(typeof data135 !== "string"){
-let dataType124 = typeof data135;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data135;
+const _errs366 = errors;
+if(typeof data136 !== "string"){
+let dataType125 = typeof data136;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data136;
 }
-else if(data135 === null){
-coerced124 = "";
+else if(data136 === null){
+coerced125 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6156,15 +6207,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data135 = coerced124;
-if(data134 !== undefined){
-data134["default_effort"] = coerced124;
+if(coerced125 !== undefined){
+data136 = coerced125;
+if(data135 !== undefined){
+data135["default_effort"] = coerced125;
 }
 }
 }
-if("medium" !== data135){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+if("medium" !== data136){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data136};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6173,22 +6224,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs364 === errors;
+var _valid9 = _errs366 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs366 = errors;
-if(typeof data135 !== "string"){
-let dataType125 = typeof data135;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data135;
+const _errs368 = errors;
+if(typeof data136 !== "string"){
+let dataType126 = typeof data136;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data136;
 }
-else if(data135 === null){
-coerced125 = "";
+else if(data136 === null){
+coerced126 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6198,15 +6249,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data135 = coerced125;
-if(data134 !== undefined){
-data134["default_effort"] = coerced125;
+if(coerced126 !== undefined){
+data136 = coerced126;
+if(data135 !== undefined){
+data135["default_effort"] = coerced126;
 }
 }
 }
-if("high" !== data135){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+if("high" !== data136){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data136};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6215,22 +6266,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs366 === errors;
+var _valid9 = _errs368 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs368 = errors;
-if(typeof data135 !== "string"){
-let dataType126 = typeof data135;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data135;
+const _errs370 = errors;
+if(typeof data136 !== "string"){
+let dataType127 = typeof data136;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data136;
 }
-else if(data135 === null){
-coerced126 = "";
+else if(data136 === null){
+coerced127 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6240,15 +6291,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data135 = coerced126;
-if(data134 !== undefined){
-data134["default_effort"] = coerced126;
+if(coerced127 !== undefined){
+data136 = coerced127;
+if(data135 !== undefined){
+data135["default_effort"] = coerced127;
 }
 }
 }
-if("xhigh" !== data135){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+if("xhigh" !== data136){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data136};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6257,22 +6308,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs368 === errors;
+var _valid9 = _errs370 === errors;
 valid43 = valid43 || _valid9;
 if(!valid43){
-const _errs370 = errors;
-if(typeof data135 !== "string"){
-let dataType127 = typeof data135;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data135;
+const _errs372 = errors;
+if(typeof data136 !== "string"){
+let dataType128 = typeof data136;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data136;
 }
-else if(data135 === null){
-coerced127 = "";
+else if(data136 === null){
+coerced128 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data136};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6282,15 +6333,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data135 = coerced127;
-if(data134 !== undefined){
-data134["default_effort"] = coerced127;
+if(coerced128 !== undefined){
+data136 = coerced128;
+if(data135 !== undefined){
+data135["default_effort"] = coerced128;
 }
 }
 }
-if("max" !== data135){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
+if("max" !== data136){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data136};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6299,7 +6350,7 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs370 === errors;
+var _valid9 = _errs372 === errors;
 valid43 = valid43 || _valid9;
 }
 }
@@ -6308,7 +6359,7 @@ valid43 = valid43 || _valid9;
 }
 }
 if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data135};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data136};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6320,52 +6371,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs357;
+errors = _errs359;
 if(vErrors !== null){
-if(_errs357){
-vErrors.length = _errs357;
+if(_errs359){
+vErrors.length = _errs359;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs356 === errors;
+var valid42 = _errs358 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data134.efforts !== undefined){
-let data136 = data134.efforts;
-const _errs372 = errors;
-if(errors === _errs372){
-if(Array.isArray(data136)){
-if(data136.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
+if(data135.efforts !== undefined){
+let data137 = data135.efforts;
+const _errs374 = errors;
+if(errors === _errs374){
+if(Array.isArray(data137)){
+if(data137.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data137}];
 return false;
 }
 else {
 var valid44 = true;
-const len6 = data136.length;
+const len6 = data137.length;
 for(let i6=0; i6<len6; i6++){
-let data137 = data136[i6];
-const _errs374 = errors;
-const _errs375 = errors;
-let valid45 = false;
+let data138 = data137[i6];
 const _errs376 = errors;
-if(typeof data137 !== "string"){
-let dataType128 = typeof data137;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data137;
+const _errs377 = errors;
+let valid45 = false;
+const _errs378 = errors;
+if(typeof data138 !== "string"){
+let dataType129 = typeof data138;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data138;
 }
-else if(data137 === null){
-coerced128 = "";
+else if(data138 === null){
+coerced129 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6375,15 +6426,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data137 = coerced128;
-if(data136 !== undefined){
-data136[i6] = coerced128;
+if(coerced129 !== undefined){
+data138 = coerced129;
+if(data137 !== undefined){
+data137[i6] = coerced129;
 }
 }
 }
-if("none" !== data137){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+if("none" !== data138){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6392,22 +6443,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs376 === errors;
+var _valid10 = _errs378 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs378 = errors;
-if(typeof data137 !== "string"){
-let dataType129 = typeof data137;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data137;
+const _errs380 = errors;
+if(typeof data138 !== "string"){
+let dataType130 = typeof data138;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data138;
 }
-else if(data137 === null){
-coerced129 = "";
+else if(data138 === null){
+coerced130 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6417,15 +6468,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data137 = coerced129;
-if(data136 !== undefined){
-data136[i6] = coerced129;
+if(coerced130 !== undefined){
+data138 = coerced130;
+if(data137 !== undefined){
+data137[i6] = coerced130;
 }
 }
 }
-if("minimal" !== data137){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+if("minimal" !== data138){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6434,22 +6485,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs378 === errors;
+var _valid10 = _errs380 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs380 = errors;
-if(typeof data137 !== "string"){
-let dataType130 = typeof data137;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data137;
+const _errs382 = errors;
+if(typeof data138 !== "string"){
+let dataType131 = typeof data138;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data138;
 }
-else if(data137 === null){
-coerced130 = "";
+else if(data138 === null){
+coerced131 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6459,15 +6510,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data137 = coerced130;
-if(data136 !== undefined){
-data136[i6] = coerced130;
+if(coerced131 !== undefined){
+data138 = coerced131;
+if(data137 !== undefined){
+data137[i6] = coerced131;
 }
 }
 }
-if("low" !== data137){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+if("low" !== data138){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6476,22 +6527,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs380 === errors;
+var _valid10 = _errs382 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs382 = errors;
-if(typeof data137 !== "string"){
-let dataType131 = typeof data137;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data137;
+const _errs384 = errors;
+if(typeof data138 !== "string"){
+let dataType132 = typeof data138;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data138;
 }
-else if(data137 === null){
-coerced131 = "";
+else if(data138 === null){
+coerced132 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6501,15 +6552,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data137 = coerced131;
-if(data136 !== undefined){
-data136[i6] = coerced131;
+if(coerced132 !== undefined){
+data138 = coerced132;
+if(data137 !== undefined){
+data137[i6] = coerced132;
 }
 }
 }
-if("medium" !== data137){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+if("medium" !== data138){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6518,22 +6569,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs382 === errors;
+var _valid10 = _errs384 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs384 = errors;
-if(typeof data137 !== "string"){
-let dataType132 = typeof data137;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data137;
+const _errs386 = errors;
+if(typeof data138 !== "string"){
+let dataType133 = typeof data138;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data138;
 }
-else if(data137 === null){
-coerced132 = "";
+else if(data138 === null){
+coerced133 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6543,15 +6594,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data137 = coerced132;
-if(data136 !== undefined){
-data136[i6] = coerced132;
+if(coerced133 !== undefined){
+data138 = coerced133;
+if(data137 !== undefined){
+data137[i6] = coerced133;
 }
 }
 }
-if("high" !== data137){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+if("high" !== data138){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6560,22 +6611,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs384 === errors;
+var _valid10 = _errs386 === errors;
 valid45 = valid45 || _valid10;
 if(!valid45){
-const _errs386 = errors;
-if(typeof data137 !== "string"){
-let dataType133 = typeof data137;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data137;
+const _errs388 = errors;
+if(typeof data138 !== "string"){
+let dataType134 = typeof data138;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data138;
 }
-else if(data137 === null){
-coerced133 = "";
+else if(data138 === null){
+coerced134 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6585,15 +6636,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data137 = coerced133;
-if(data136 !== undefined){
-data136[i6] = coerced133;
+if(coerced134 !== undefined){
+data138 = coerced134;
+if(data137 !== undefined){
+data137[i6] = coerced134;
 }
 }
 }
-if("xhigh" !== data137){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+if("xhigh" !== data138){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6602,103 +6653,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs386 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs388 = errors;
-if(typeof data137 !== "string"){
-let dataType134 = typeof data137;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data137;
-}
-else if(data137 === null){
-coerced134 = "";
-}
-else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-if(coerced134 !== undefined){
-data137 = coerced134;
-if(data136 !== undefined){
-data136[i6] = coerced134;
-}
-}
-}
-if("max" !== data137){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
 var _valid10 = _errs388 === errors;
 valid45 = valid45 || _valid10;
-}
-}
-}
-}
-}
-}
 if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data137};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs375;
-if(vErrors !== null){
-if(_errs375){
-vErrors.length = _errs375;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs374 === errors;
-if(!valid44){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
-return false;
-}
-}
-var valid42 = _errs372 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data134.style !== undefined){
-let data138 = data134.style;
 const _errs390 = errors;
-const _errs391 = errors;
-let valid46 = false;
-const _errs392 = errors;
 if(typeof data138 !== "string"){
 let dataType135 = typeof data138;
 let coerced135 = undefined;
@@ -6710,7 +6668,100 @@ else if(data138 === null){
 coerced135 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data138};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+if(coerced135 !== undefined){
+data138 = coerced135;
+if(data137 !== undefined){
+data137[i6] = coerced135;
+}
+}
+}
+if("max" !== data138){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data138};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+var _valid10 = _errs390 === errors;
+valid45 = valid45 || _valid10;
+}
+}
+}
+}
+}
+}
+if(!valid45){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data138};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs377;
+if(vErrors !== null){
+if(_errs377){
+vErrors.length = _errs377;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs376 === errors;
+if(!valid44){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data137}];
+return false;
+}
+}
+var valid42 = _errs374 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data135.style !== undefined){
+let data139 = data135.style;
+const _errs392 = errors;
+const _errs393 = errors;
+let valid46 = false;
+const _errs394 = errors;
+if(typeof data139 !== "string"){
+let dataType136 = typeof data139;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data139;
+}
+else if(data139 === null){
+coerced136 = "";
+}
+else {
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6720,15 +6771,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data138 = coerced135;
-if(data134 !== undefined){
-data134["style"] = coerced135;
+if(coerced136 !== undefined){
+data139 = coerced136;
+if(data135 !== undefined){
+data135["style"] = coerced136;
 }
 }
 }
-if("budget" !== data138){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+if("budget" !== data139){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6737,22 +6788,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs392 === errors;
+var _valid11 = _errs394 === errors;
 valid46 = valid46 || _valid11;
 if(!valid46){
-const _errs394 = errors;
-if(typeof data138 !== "string"){
-let dataType136 = typeof data138;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
+const _errs396 = errors;
+if(typeof data139 !== "string"){
+let dataType137 = typeof data139;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data139;
 }
-else if(data138 === null){
-coerced136 = "";
+else if(data139 === null){
+coerced137 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6762,15 +6813,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data138 = coerced136;
-if(data134 !== undefined){
-data134["style"] = coerced136;
+if(coerced137 !== undefined){
+data139 = coerced137;
+if(data135 !== undefined){
+data135["style"] = coerced137;
 }
 }
 }
-if("level" !== data138){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+if("level" !== data139){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6779,11 +6830,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs394 === errors;
+var _valid11 = _errs396 === errors;
 valid46 = valid46 || _valid11;
 }
 if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data138};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data139};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6795,75 +6846,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs391;
+errors = _errs393;
 if(vErrors !== null){
-if(_errs391){
-vErrors.length = _errs391;
+if(_errs393){
+vErrors.length = _errs393;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs390 === errors;
+var valid42 = _errs392 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data134.budgets !== undefined){
-let data139 = data134.budgets;
-const _errs396 = errors;
-if(errors === _errs396){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+if(data135.budgets !== undefined){
+let data140 = data135.budgets;
 const _errs398 = errors;
-for(const key28 in data139){
+if(errors === _errs398){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+const _errs400 = errors;
+for(const key28 in data140){
 if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data140}];
 return false;
 break;
 }
 }
-if(_errs398 === errors){
-if(data139.none !== undefined){
-let data140 = data139.none;
-const _errs399 = errors;
-if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
-let dataType137 = typeof data140;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 === "boolean" || data140 === null
-              || (dataType137 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
-coerced137 = +data140;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["none"] = coerced137;
-}
-}
-}
-if(errors === _errs399){
-if(typeof data140 == "number"){
-if(data140 < 0 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-}
-var valid47 = _errs399 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.minimal !== undefined){
-let data141 = data139.minimal;
+if(_errs400 === errors){
+if(data140.none !== undefined){
+let data141 = data140.none;
 const _errs401 = errors;
 if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
 let dataType138 = typeof data141;
@@ -6874,21 +6888,21 @@ if(dataType138 === "boolean" || data141 === null
 coerced138 = +data141;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data141}];
 return false;
 }
 }
 if(coerced138 !== undefined){
 data141 = coerced138;
-if(data139 !== undefined){
-data139["minimal"] = coerced138;
+if(data140 !== undefined){
+data140["none"] = coerced138;
 }
 }
 }
 if(errors === _errs401){
 if(typeof data141 == "number"){
-if(data141 < 1 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
+if(data141 < 0 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data141}];
 return false;
 }
 }
@@ -6899,8 +6913,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data139.low !== undefined){
-let data142 = data139.low;
+if(data140.minimal !== undefined){
+let data142 = data140.minimal;
 const _errs403 = errors;
 if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
 let dataType139 = typeof data142;
@@ -6911,21 +6925,21 @@ if(dataType139 === "boolean" || data142 === null
 coerced139 = +data142;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data142}];
 return false;
 }
 }
 if(coerced139 !== undefined){
 data142 = coerced139;
-if(data139 !== undefined){
-data139["low"] = coerced139;
+if(data140 !== undefined){
+data140["minimal"] = coerced139;
 }
 }
 }
 if(errors === _errs403){
 if(typeof data142 == "number"){
 if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data142}];
 return false;
 }
 }
@@ -6936,8 +6950,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data139.medium !== undefined){
-let data143 = data139.medium;
+if(data140.low !== undefined){
+let data143 = data140.low;
 const _errs405 = errors;
 if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
 let dataType140 = typeof data143;
@@ -6948,21 +6962,21 @@ if(dataType140 === "boolean" || data143 === null
 coerced140 = +data143;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data143}];
 return false;
 }
 }
 if(coerced140 !== undefined){
 data143 = coerced140;
-if(data139 !== undefined){
-data139["medium"] = coerced140;
+if(data140 !== undefined){
+data140["low"] = coerced140;
 }
 }
 }
 if(errors === _errs405){
 if(typeof data143 == "number"){
 if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data143}];
 return false;
 }
 }
@@ -6973,8 +6987,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data139.high !== undefined){
-let data144 = data139.high;
+if(data140.medium !== undefined){
+let data144 = data140.medium;
 const _errs407 = errors;
 if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
 let dataType141 = typeof data144;
@@ -6985,21 +6999,21 @@ if(dataType141 === "boolean" || data144 === null
 coerced141 = +data144;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data144}];
 return false;
 }
 }
 if(coerced141 !== undefined){
 data144 = coerced141;
-if(data139 !== undefined){
-data139["high"] = coerced141;
+if(data140 !== undefined){
+data140["medium"] = coerced141;
 }
 }
 }
 if(errors === _errs407){
 if(typeof data144 == "number"){
 if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data144}];
 return false;
 }
 }
@@ -7010,8 +7024,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data139.xhigh !== undefined){
-let data145 = data139.xhigh;
+if(data140.high !== undefined){
+let data145 = data140.high;
 const _errs409 = errors;
 if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
 let dataType142 = typeof data145;
@@ -7022,21 +7036,21 @@ if(dataType142 === "boolean" || data145 === null
 coerced142 = +data145;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data145}];
 return false;
 }
 }
 if(coerced142 !== undefined){
 data145 = coerced142;
-if(data139 !== undefined){
-data139["xhigh"] = coerced142;
+if(data140 !== undefined){
+data140["high"] = coerced142;
 }
 }
 }
 if(errors === _errs409){
 if(typeof data145 == "number"){
 if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data145}];
 return false;
 }
 }
@@ -7047,8 +7061,8 @@ else {
 var valid47 = true;
 }
 if(valid47){
-if(data139.max !== undefined){
-let data146 = data139.max;
+if(data140.xhigh !== undefined){
+let data146 = data140.xhigh;
 const _errs411 = errors;
 if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
 let dataType143 = typeof data146;
@@ -7059,26 +7073,63 @@ if(dataType143 === "boolean" || data146 === null
 coerced143 = +data146;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data146}];
 return false;
 }
 }
 if(coerced143 !== undefined){
 data146 = coerced143;
-if(data139 !== undefined){
-data139["max"] = coerced143;
+if(data140 !== undefined){
+data140["xhigh"] = coerced143;
 }
 }
 }
 if(errors === _errs411){
 if(typeof data146 == "number"){
 if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data146}];
 return false;
 }
 }
 }
 var valid47 = _errs411 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data140.max !== undefined){
+let data147 = data140.max;
+const _errs413 = errors;
+if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
+let dataType144 = typeof data147;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 === "boolean" || data147 === null
+              || (dataType144 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
+coerced144 = +data147;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data147}];
+return false;
+}
+}
+if(coerced144 !== undefined){
+data147 = coerced144;
+if(data140 !== undefined){
+data140["max"] = coerced144;
+}
+}
+}
+if(errors === _errs413){
+if(typeof data147 == "number"){
+if(data147 < 1 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data147}];
+return false;
+}
+}
+}
+var valid47 = _errs413 === errors;
 }
 else {
 var valid47 = true;
@@ -7092,48 +7143,48 @@ var valid47 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data140}];
 return false;
 }
 }
-var valid42 = _errs396 === errors;
+var valid42 = _errs398 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data134.levels !== undefined){
-let data147 = data134.levels;
-const _errs413 = errors;
-if(errors === _errs413){
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+if(data135.levels !== undefined){
+let data148 = data135.levels;
 const _errs415 = errors;
-for(const key29 in data147){
+if(errors === _errs415){
+if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+const _errs417 = errors;
+for(const key29 in data148){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data148}];
 return false;
 break;
 }
 }
-if(_errs415 === errors){
-if(data147.none !== undefined){
-let data148 = data147.none;
-const _errs416 = errors;
-const _errs417 = errors;
-let valid49 = false;
+if(_errs417 === errors){
+if(data148.none !== undefined){
+let data149 = data148.none;
 const _errs418 = errors;
-if(typeof data148 !== "string"){
-let dataType144 = typeof data148;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data148;
+const _errs419 = errors;
+let valid49 = false;
+const _errs420 = errors;
+if(typeof data149 !== "string"){
+let dataType145 = typeof data149;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data149;
 }
-else if(data148 === null){
-coerced144 = "";
+else if(data149 === null){
+coerced145 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7143,15 +7194,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data148 = coerced144;
-if(data147 !== undefined){
-data147["none"] = coerced144;
+if(coerced145 !== undefined){
+data149 = coerced145;
+if(data148 !== undefined){
+data148["none"] = coerced145;
 }
 }
 }
-if("minimal" !== data148){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
+if("minimal" !== data149){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7160,22 +7211,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs418 === errors;
+var _valid12 = _errs420 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs420 = errors;
-if(typeof data148 !== "string"){
-let dataType145 = typeof data148;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data148;
+const _errs422 = errors;
+if(typeof data149 !== "string"){
+let dataType146 = typeof data149;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data149;
 }
-else if(data148 === null){
-coerced145 = "";
+else if(data149 === null){
+coerced146 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7185,15 +7236,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data148 = coerced145;
-if(data147 !== undefined){
-data147["none"] = coerced145;
+if(coerced146 !== undefined){
+data149 = coerced146;
+if(data148 !== undefined){
+data148["none"] = coerced146;
 }
 }
 }
-if("low" !== data148){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
+if("low" !== data149){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7202,22 +7253,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs420 === errors;
+var _valid12 = _errs422 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs422 = errors;
-if(typeof data148 !== "string"){
-let dataType146 = typeof data148;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data148;
+const _errs424 = errors;
+if(typeof data149 !== "string"){
+let dataType147 = typeof data149;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data149;
 }
-else if(data148 === null){
-coerced146 = "";
+else if(data149 === null){
+coerced147 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7227,15 +7278,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data148 = coerced146;
-if(data147 !== undefined){
-data147["none"] = coerced146;
+if(coerced147 !== undefined){
+data149 = coerced147;
+if(data148 !== undefined){
+data148["none"] = coerced147;
 }
 }
 }
-if("medium" !== data148){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
+if("medium" !== data149){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7244,22 +7295,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs422 === errors;
+var _valid12 = _errs424 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs424 = errors;
-if(typeof data148 !== "string"){
-let dataType147 = typeof data148;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data148;
+const _errs426 = errors;
+if(typeof data149 !== "string"){
+let dataType148 = typeof data149;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data149;
 }
-else if(data148 === null){
-coerced147 = "";
+else if(data149 === null){
+coerced148 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7269,15 +7320,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data148 = coerced147;
-if(data147 !== undefined){
-data147["none"] = coerced147;
+if(coerced148 !== undefined){
+data149 = coerced148;
+if(data148 !== undefined){
+data148["none"] = coerced148;
 }
 }
 }
-if("high" !== data148){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
+if("high" !== data149){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7286,22 +7337,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs424 === errors;
+var _valid12 = _errs426 === errors;
 valid49 = valid49 || _valid12;
 if(!valid49){
-const _errs426 = errors;
-if(typeof data148 !== "string"){
-let dataType148 = typeof data148;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data148;
+const _errs428 = errors;
+if(typeof data149 !== "string"){
+let dataType149 = typeof data149;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data149;
 }
-else if(data148 === null){
-coerced148 = "";
+else if(data149 === null){
+coerced149 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7311,15 +7362,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data148 = coerced148;
-if(data147 !== undefined){
-data147["none"] = coerced148;
+if(coerced149 !== undefined){
+data149 = coerced149;
+if(data148 !== undefined){
+data148["none"] = coerced149;
 }
 }
 }
-if("xhigh" !== data148){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
+if("xhigh" !== data149){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7328,90 +7379,10 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs426 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs428 = errors;
-if(typeof data148 !== "string"){
-let dataType149 = typeof data148;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data148;
-}
-else if(data148 === null){
-coerced149 = "";
-}
-else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-if(coerced149 !== undefined){
-data148 = coerced149;
-if(data147 !== undefined){
-data147["none"] = coerced149;
-}
-}
-}
-if("max" !== data148){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
 var _valid12 = _errs428 === errors;
 valid49 = valid49 || _valid12;
-}
-}
-}
-}
-}
 if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data148};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs417;
-if(vErrors !== null){
-if(_errs417){
-vErrors.length = _errs417;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs416 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data147.minimal !== undefined){
-let data149 = data147.minimal;
 const _errs430 = errors;
-const _errs431 = errors;
-let valid50 = false;
-const _errs432 = errors;
 if(typeof data149 !== "string"){
 let dataType150 = typeof data149;
 let coerced150 = undefined;
@@ -7423,7 +7394,87 @@ else if(data149 === null){
 coerced150 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data149};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+}
+if(coerced150 !== undefined){
+data149 = coerced150;
+if(data148 !== undefined){
+data148["none"] = coerced150;
+}
+}
+}
+if("max" !== data149){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data149};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+var _valid12 = _errs430 === errors;
+valid49 = valid49 || _valid12;
+}
+}
+}
+}
+}
+if(!valid49){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data149};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs419;
+if(vErrors !== null){
+if(_errs419){
+vErrors.length = _errs419;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs418 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data148.minimal !== undefined){
+let data150 = data148.minimal;
+const _errs432 = errors;
+const _errs433 = errors;
+let valid50 = false;
+const _errs434 = errors;
+if(typeof data150 !== "string"){
+let dataType151 = typeof data150;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data150;
+}
+else if(data150 === null){
+coerced151 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7433,15 +7484,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data149 = coerced150;
-if(data147 !== undefined){
-data147["minimal"] = coerced150;
+if(coerced151 !== undefined){
+data150 = coerced151;
+if(data148 !== undefined){
+data148["minimal"] = coerced151;
 }
 }
 }
-if("minimal" !== data149){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+if("minimal" !== data150){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7450,22 +7501,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs432 === errors;
+var _valid13 = _errs434 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs434 = errors;
-if(typeof data149 !== "string"){
-let dataType151 = typeof data149;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data149;
+const _errs436 = errors;
+if(typeof data150 !== "string"){
+let dataType152 = typeof data150;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data150;
 }
-else if(data149 === null){
-coerced151 = "";
+else if(data150 === null){
+coerced152 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7475,15 +7526,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data149 = coerced151;
-if(data147 !== undefined){
-data147["minimal"] = coerced151;
+if(coerced152 !== undefined){
+data150 = coerced152;
+if(data148 !== undefined){
+data148["minimal"] = coerced152;
 }
 }
 }
-if("low" !== data149){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+if("low" !== data150){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7492,22 +7543,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs434 === errors;
+var _valid13 = _errs436 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs436 = errors;
-if(typeof data149 !== "string"){
-let dataType152 = typeof data149;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data149;
+const _errs438 = errors;
+if(typeof data150 !== "string"){
+let dataType153 = typeof data150;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data150;
 }
-else if(data149 === null){
-coerced152 = "";
+else if(data150 === null){
+coerced153 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7517,15 +7568,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data149 = coerced152;
-if(data147 !== undefined){
-data147["minimal"] = coerced152;
+if(coerced153 !== undefined){
+data150 = coerced153;
+if(data148 !== undefined){
+data148["minimal"] = coerced153;
 }
 }
 }
-if("medium" !== data149){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+if("medium" !== data150){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7534,22 +7585,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs436 === errors;
+var _valid13 = _errs438 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs438 = errors;
-if(typeof data149 !== "string"){
-let dataType153 = typeof data149;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data149;
+const _errs440 = errors;
+if(typeof data150 !== "string"){
+let dataType154 = typeof data150;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data150;
 }
-else if(data149 === null){
-coerced153 = "";
+else if(data150 === null){
+coerced154 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7559,15 +7610,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data149 = coerced153;
-if(data147 !== undefined){
-data147["minimal"] = coerced153;
+if(coerced154 !== undefined){
+data150 = coerced154;
+if(data148 !== undefined){
+data148["minimal"] = coerced154;
 }
 }
 }
-if("high" !== data149){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+if("high" !== data150){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7576,22 +7627,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs438 === errors;
+var _valid13 = _errs440 === errors;
 valid50 = valid50 || _valid13;
 if(!valid50){
-const _errs440 = errors;
-if(typeof data149 !== "string"){
-let dataType154 = typeof data149;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data149;
+const _errs442 = errors;
+if(typeof data150 !== "string"){
+let dataType155 = typeof data150;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data150;
 }
-else if(data149 === null){
-coerced154 = "";
+else if(data150 === null){
+coerced155 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7601,15 +7652,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data149 = coerced154;
-if(data147 !== undefined){
-data147["minimal"] = coerced154;
+if(coerced155 !== undefined){
+data150 = coerced155;
+if(data148 !== undefined){
+data148["minimal"] = coerced155;
 }
 }
 }
-if("xhigh" !== data149){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+if("xhigh" !== data150){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7618,90 +7669,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs440 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs442 = errors;
-if(typeof data149 !== "string"){
-let dataType155 = typeof data149;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data149;
-}
-else if(data149 === null){
-coerced155 = "";
-}
-else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-}
-if(coerced155 !== undefined){
-data149 = coerced155;
-if(data147 !== undefined){
-data147["minimal"] = coerced155;
-}
-}
-}
-if("max" !== data149){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-}
 var _valid13 = _errs442 === errors;
 valid50 = valid50 || _valid13;
-}
-}
-}
-}
-}
 if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data149};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs431;
-if(vErrors !== null){
-if(_errs431){
-vErrors.length = _errs431;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs430 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data147.low !== undefined){
-let data150 = data147.low;
 const _errs444 = errors;
-const _errs445 = errors;
-let valid51 = false;
-const _errs446 = errors;
 if(typeof data150 !== "string"){
 let dataType156 = typeof data150;
 let coerced156 = undefined;
@@ -7713,7 +7684,87 @@ else if(data150 === null){
 coerced156 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data150};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+}
+if(coerced156 !== undefined){
+data150 = coerced156;
+if(data148 !== undefined){
+data148["minimal"] = coerced156;
+}
+}
+}
+if("max" !== data150){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data150};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+var _valid13 = _errs444 === errors;
+valid50 = valid50 || _valid13;
+}
+}
+}
+}
+}
+if(!valid50){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data150};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs433;
+if(vErrors !== null){
+if(_errs433){
+vErrors.length = _errs433;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs432 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data148.low !== undefined){
+let data151 = data148.low;
+const _errs446 = errors;
+const _errs447 = errors;
+let valid51 = false;
+const _errs448 = errors;
+if(typeof data151 !== "string"){
+let dataType157 = typeof data151;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data151;
+}
+else if(data151 === null){
+coerced157 = "";
+}
+else {
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7723,15 +7774,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data150 = coerced156;
-if(data147 !== undefined){
-data147["low"] = coerced156;
+if(coerced157 !== undefined){
+data151 = coerced157;
+if(data148 !== undefined){
+data148["low"] = coerced157;
 }
 }
 }
-if("minimal" !== data150){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+if("minimal" !== data151){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7740,22 +7791,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs446 === errors;
+var _valid14 = _errs448 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs448 = errors;
-if(typeof data150 !== "string"){
-let dataType157 = typeof data150;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data150;
+const _errs450 = errors;
+if(typeof data151 !== "string"){
+let dataType158 = typeof data151;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data151;
 }
-else if(data150 === null){
-coerced157 = "";
+else if(data151 === null){
+coerced158 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7765,15 +7816,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data150 = coerced157;
-if(data147 !== undefined){
-data147["low"] = coerced157;
+if(coerced158 !== undefined){
+data151 = coerced158;
+if(data148 !== undefined){
+data148["low"] = coerced158;
 }
 }
 }
-if("low" !== data150){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+if("low" !== data151){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7782,22 +7833,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs448 === errors;
+var _valid14 = _errs450 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs450 = errors;
-if(typeof data150 !== "string"){
-let dataType158 = typeof data150;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data150;
+const _errs452 = errors;
+if(typeof data151 !== "string"){
+let dataType159 = typeof data151;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data151;
 }
-else if(data150 === null){
-coerced158 = "";
+else if(data151 === null){
+coerced159 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data151};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7807,15 +7858,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data150 = coerced158;
-if(data147 !== undefined){
-data147["low"] = coerced158;
+if(coerced159 !== undefined){
+data151 = coerced159;
+if(data148 !== undefined){
+data148["low"] = coerced159;
 }
 }
 }
-if("medium" !== data150){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+if("medium" !== data151){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data151};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7824,22 +7875,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs450 === errors;
+var _valid14 = _errs452 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs452 = errors;
-if(typeof data150 !== "string"){
-let dataType159 = typeof data150;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data150;
+const _errs454 = errors;
+if(typeof data151 !== "string"){
+let dataType160 = typeof data151;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data151;
 }
-else if(data150 === null){
-coerced159 = "";
+else if(data151 === null){
+coerced160 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data151};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7849,15 +7900,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data150 = coerced159;
-if(data147 !== undefined){
-data147["low"] = coerced159;
+if(coerced160 !== undefined){
+data151 = coerced160;
+if(data148 !== undefined){
+data148["low"] = coerced160;
 }
 }
 }
-if("high" !== data150){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+if("high" !== data151){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data151};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7866,22 +7917,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs452 === errors;
+var _valid14 = _errs454 === errors;
 valid51 = valid51 || _valid14;
 if(!valid51){
-const _errs454 = errors;
-if(typeof data150 !== "string"){
-let dataType160 = typeof data150;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data150;
+const _errs456 = errors;
+if(typeof data151 !== "string"){
+let dataType161 = typeof data151;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data151;
 }
-else if(data150 === null){
-coerced160 = "";
+else if(data151 === null){
+coerced161 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data151};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7891,15 +7942,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data150 = coerced160;
-if(data147 !== undefined){
-data147["low"] = coerced160;
+if(coerced161 !== undefined){
+data151 = coerced161;
+if(data148 !== undefined){
+data148["low"] = coerced161;
 }
 }
 }
-if("xhigh" !== data150){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+if("xhigh" !== data151){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data151};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7908,90 +7959,10 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs454 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs456 = errors;
-if(typeof data150 !== "string"){
-let dataType161 = typeof data150;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data150;
-}
-else if(data150 === null){
-coerced161 = "";
-}
-else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-}
-if(coerced161 !== undefined){
-data150 = coerced161;
-if(data147 !== undefined){
-data147["low"] = coerced161;
-}
-}
-}
-if("max" !== data150){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
-}
-errors++;
-}
 var _valid14 = _errs456 === errors;
 valid51 = valid51 || _valid14;
-}
-}
-}
-}
-}
 if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data150};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs445;
-if(vErrors !== null){
-if(_errs445){
-vErrors.length = _errs445;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs444 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data147.medium !== undefined){
-let data151 = data147.medium;
 const _errs458 = errors;
-const _errs459 = errors;
-let valid52 = false;
-const _errs460 = errors;
 if(typeof data151 !== "string"){
 let dataType162 = typeof data151;
 let coerced162 = undefined;
@@ -8003,7 +7974,87 @@ else if(data151 === null){
 coerced162 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data151};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+}
+if(coerced162 !== undefined){
+data151 = coerced162;
+if(data148 !== undefined){
+data148["low"] = coerced162;
+}
+}
+}
+if("max" !== data151){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data151};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+var _valid14 = _errs458 === errors;
+valid51 = valid51 || _valid14;
+}
+}
+}
+}
+}
+if(!valid51){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data151};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs447;
+if(vErrors !== null){
+if(_errs447){
+vErrors.length = _errs447;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs446 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data148.medium !== undefined){
+let data152 = data148.medium;
+const _errs460 = errors;
+const _errs461 = errors;
+let valid52 = false;
+const _errs462 = errors;
+if(typeof data152 !== "string"){
+let dataType163 = typeof data152;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data152;
+}
+else if(data152 === null){
+coerced163 = "";
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data152};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8013,15 +8064,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data151 = coerced162;
-if(data147 !== undefined){
-data147["medium"] = coerced162;
+if(coerced163 !== undefined){
+data152 = coerced163;
+if(data148 !== undefined){
+data148["medium"] = coerced163;
 }
 }
 }
-if("minimal" !== data151){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+if("minimal" !== data152){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data152};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8030,22 +8081,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs460 === errors;
+var _valid15 = _errs462 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs462 = errors;
-if(typeof data151 !== "string"){
-let dataType163 = typeof data151;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data151;
+const _errs464 = errors;
+if(typeof data152 !== "string"){
+let dataType164 = typeof data152;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data152;
 }
-else if(data151 === null){
-coerced163 = "";
+else if(data152 === null){
+coerced164 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data152};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8055,15 +8106,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data151 = coerced163;
-if(data147 !== undefined){
-data147["medium"] = coerced163;
+if(coerced164 !== undefined){
+data152 = coerced164;
+if(data148 !== undefined){
+data148["medium"] = coerced164;
 }
 }
 }
-if("low" !== data151){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+if("low" !== data152){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data152};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8072,22 +8123,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs462 === errors;
+var _valid15 = _errs464 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs464 = errors;
-if(typeof data151 !== "string"){
-let dataType164 = typeof data151;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data151;
+const _errs466 = errors;
+if(typeof data152 !== "string"){
+let dataType165 = typeof data152;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data152;
 }
-else if(data151 === null){
-coerced164 = "";
+else if(data152 === null){
+coerced165 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data152};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8097,15 +8148,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data151 = coerced164;
-if(data147 !== undefined){
-data147["medium"] = coerced164;
+if(coerced165 !== undefined){
+data152 = coerced165;
+if(data148 !== undefined){
+data148["medium"] = coerced165;
 }
 }
 }
-if("medium" !== data151){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+if("medium" !== data152){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data152};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8114,22 +8165,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs464 === errors;
+var _valid15 = _errs466 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs466 = errors;
-if(typeof data151 !== "string"){
-let dataType165 = typeof data151;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data151;
+const _errs468 = errors;
+if(typeof data152 !== "string"){
+let dataType166 = typeof data152;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data152;
 }
-else if(data151 === null){
-coerced165 = "";
+else if(data152 === null){
+coerced166 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data152};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8139,15 +8190,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data151 = coerced165;
-if(data147 !== undefined){
-data147["medium"] = coerced165;
+if(coerced166 !== undefined){
+data152 = coerced166;
+if(data148 !== undefined){
+data148["medium"] = coerced166;
 }
 }
 }
-if("high" !== data151){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+if("high" !== data152){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data152};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8156,22 +8207,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs466 === errors;
+var _valid15 = _errs468 === errors;
 valid52 = valid52 || _valid15;
 if(!valid52){
-const _errs468 = errors;
-if(typeof data151 !== "string"){
-let dataType166 = typeof data151;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data151;
+const _errs470 = errors;
+if(typeof data152 !== "string"){
+let dataType167 = typeof data152;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data152;
 }
-else if(data151 === null){
-coerced166 = "";
+else if(data152 === null){
+coerced167 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data152};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8181,15 +8232,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data151 = coerced166;
-if(data147 !== undefined){
-data147["medium"] = coerced166;
+if(coerced167 !== undefined){
+data152 = coerced167;
+if(data148 !== undefined){
+data148["medium"] = coerced167;
 }
 }
 }
-if("xhigh" !== data151){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+if("xhigh" !== data152){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data152};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8198,90 +8249,10 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs468 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs470 = errors;
-if(typeof data151 !== "string"){
-let dataType167 = typeof data151;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data151;
-}
-else if(data151 === null){
-coerced167 = "";
-}
-else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
-if(vErrors === null){
-vErrors = [err151];
-}
-else {
-vErrors.push(err151);
-}
-errors++;
-}
-}
-if(coerced167 !== undefined){
-data151 = coerced167;
-if(data147 !== undefined){
-data147["medium"] = coerced167;
-}
-}
-}
-if("max" !== data151){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
-if(vErrors === null){
-vErrors = [err152];
-}
-else {
-vErrors.push(err152);
-}
-errors++;
-}
 var _valid15 = _errs470 === errors;
 valid52 = valid52 || _valid15;
-}
-}
-}
-}
-}
 if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data151};
-if(vErrors === null){
-vErrors = [err153];
-}
-else {
-vErrors.push(err153);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs459;
-if(vErrors !== null){
-if(_errs459){
-vErrors.length = _errs459;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs458 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data147.high !== undefined){
-let data152 = data147.high;
 const _errs472 = errors;
-const _errs473 = errors;
-let valid53 = false;
-const _errs474 = errors;
 if(typeof data152 !== "string"){
 let dataType168 = typeof data152;
 let coerced168 = undefined;
@@ -8293,7 +8264,87 @@ else if(data152 === null){
 coerced168 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data152};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+}
+if(coerced168 !== undefined){
+data152 = coerced168;
+if(data148 !== undefined){
+data148["medium"] = coerced168;
+}
+}
+}
+if("max" !== data152){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data152};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+var _valid15 = _errs472 === errors;
+valid52 = valid52 || _valid15;
+}
+}
+}
+}
+}
+if(!valid52){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data152};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs461;
+if(vErrors !== null){
+if(_errs461){
+vErrors.length = _errs461;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs460 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data148.high !== undefined){
+let data153 = data148.high;
+const _errs474 = errors;
+const _errs475 = errors;
+let valid53 = false;
+const _errs476 = errors;
+if(typeof data153 !== "string"){
+let dataType169 = typeof data153;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data153;
+}
+else if(data153 === null){
+coerced169 = "";
+}
+else {
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8303,15 +8354,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data152 = coerced168;
-if(data147 !== undefined){
-data147["high"] = coerced168;
+if(coerced169 !== undefined){
+data153 = coerced169;
+if(data148 !== undefined){
+data148["high"] = coerced169;
 }
 }
 }
-if("minimal" !== data152){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+if("minimal" !== data153){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8320,22 +8371,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs474 === errors;
+var _valid16 = _errs476 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs476 = errors;
-if(typeof data152 !== "string"){
-let dataType169 = typeof data152;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data152;
+const _errs478 = errors;
+if(typeof data153 !== "string"){
+let dataType170 = typeof data153;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data153;
 }
-else if(data152 === null){
-coerced169 = "";
+else if(data153 === null){
+coerced170 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8345,15 +8396,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data152 = coerced169;
-if(data147 !== undefined){
-data147["high"] = coerced169;
+if(coerced170 !== undefined){
+data153 = coerced170;
+if(data148 !== undefined){
+data148["high"] = coerced170;
 }
 }
 }
-if("low" !== data152){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+if("low" !== data153){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8362,22 +8413,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs476 === errors;
+var _valid16 = _errs478 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs478 = errors;
-if(typeof data152 !== "string"){
-let dataType170 = typeof data152;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data152;
+const _errs480 = errors;
+if(typeof data153 !== "string"){
+let dataType171 = typeof data153;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data153;
 }
-else if(data152 === null){
-coerced170 = "";
+else if(data153 === null){
+coerced171 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8387,15 +8438,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data152 = coerced170;
-if(data147 !== undefined){
-data147["high"] = coerced170;
+if(coerced171 !== undefined){
+data153 = coerced171;
+if(data148 !== undefined){
+data148["high"] = coerced171;
 }
 }
 }
-if("medium" !== data152){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+if("medium" !== data153){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8404,22 +8455,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs478 === errors;
+var _valid16 = _errs480 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs480 = errors;
-if(typeof data152 !== "string"){
-let dataType171 = typeof data152;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data152;
+const _errs482 = errors;
+if(typeof data153 !== "string"){
+let dataType172 = typeof data153;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data153;
 }
-else if(data152 === null){
-coerced171 = "";
+else if(data153 === null){
+coerced172 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8429,15 +8480,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data152 = coerced171;
-if(data147 !== undefined){
-data147["high"] = coerced171;
+if(coerced172 !== undefined){
+data153 = coerced172;
+if(data148 !== undefined){
+data148["high"] = coerced172;
 }
 }
 }
-if("high" !== data152){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+if("high" !== data153){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8446,22 +8497,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs480 === errors;
+var _valid16 = _errs482 === errors;
 valid53 = valid53 || _valid16;
 if(!valid53){
-const _errs482 = errors;
-if(typeof data152 !== "string"){
-let dataType172 = typeof data152;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data152;
+const _errs484 = errors;
+if(typeof data153 !== "string"){
+let dataType173 = typeof data153;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data153;
 }
-else if(data152 === null){
-coerced172 = "";
+else if(data153 === null){
+coerced173 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8471,15 +8522,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data152 = coerced172;
-if(data147 !== undefined){
-data147["high"] = coerced172;
+if(coerced173 !== undefined){
+data153 = coerced173;
+if(data148 !== undefined){
+data148["high"] = coerced173;
 }
 }
 }
-if("xhigh" !== data152){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+if("xhigh" !== data153){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8488,90 +8539,10 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs482 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs484 = errors;
-if(typeof data152 !== "string"){
-let dataType173 = typeof data152;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data152;
-}
-else if(data152 === null){
-coerced173 = "";
-}
-else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
-if(vErrors === null){
-vErrors = [err164];
-}
-else {
-vErrors.push(err164);
-}
-errors++;
-}
-}
-if(coerced173 !== undefined){
-data152 = coerced173;
-if(data147 !== undefined){
-data147["high"] = coerced173;
-}
-}
-}
-if("max" !== data152){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
-if(vErrors === null){
-vErrors = [err165];
-}
-else {
-vErrors.push(err165);
-}
-errors++;
-}
 var _valid16 = _errs484 === errors;
 valid53 = valid53 || _valid16;
-}
-}
-}
-}
-}
 if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data152};
-if(vErrors === null){
-vErrors = [err166];
-}
-else {
-vErrors.push(err166);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs473;
-if(vErrors !== null){
-if(_errs473){
-vErrors.length = _errs473;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs472 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data147.xhigh !== undefined){
-let data153 = data147.xhigh;
 const _errs486 = errors;
-const _errs487 = errors;
-let valid54 = false;
-const _errs488 = errors;
 if(typeof data153 !== "string"){
 let dataType174 = typeof data153;
 let coerced174 = undefined;
@@ -8583,7 +8554,87 @@ else if(data153 === null){
 coerced174 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data153};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+}
+if(coerced174 !== undefined){
+data153 = coerced174;
+if(data148 !== undefined){
+data148["high"] = coerced174;
+}
+}
+}
+if("max" !== data153){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data153};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+var _valid16 = _errs486 === errors;
+valid53 = valid53 || _valid16;
+}
+}
+}
+}
+}
+if(!valid53){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data153};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs475;
+if(vErrors !== null){
+if(_errs475){
+vErrors.length = _errs475;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs474 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data148.xhigh !== undefined){
+let data154 = data148.xhigh;
+const _errs488 = errors;
+const _errs489 = errors;
+let valid54 = false;
+const _errs490 = errors;
+if(typeof data154 !== "string"){
+let dataType175 = typeof data154;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data154;
+}
+else if(data154 === null){
+coerced175 = "";
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8593,15 +8644,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data153 = coerced174;
-if(data147 !== undefined){
-data147["xhigh"] = coerced174;
+if(coerced175 !== undefined){
+data154 = coerced175;
+if(data148 !== undefined){
+data148["xhigh"] = coerced175;
 }
 }
 }
-if("minimal" !== data153){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+if("minimal" !== data154){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8610,22 +8661,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs488 === errors;
+var _valid17 = _errs490 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs490 = errors;
-if(typeof data153 !== "string"){
-let dataType175 = typeof data153;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data153;
+const _errs492 = errors;
+if(typeof data154 !== "string"){
+let dataType176 = typeof data154;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data154;
 }
-else if(data153 === null){
-coerced175 = "";
+else if(data154 === null){
+coerced176 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8635,15 +8686,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data153 = coerced175;
-if(data147 !== undefined){
-data147["xhigh"] = coerced175;
+if(coerced176 !== undefined){
+data154 = coerced176;
+if(data148 !== undefined){
+data148["xhigh"] = coerced176;
 }
 }
 }
-if("low" !== data153){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+if("low" !== data154){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8652,22 +8703,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs490 === errors;
+var _valid17 = _errs492 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs492 = errors;
-if(typeof data153 !== "string"){
-let dataType176 = typeof data153;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data153;
+const _errs494 = errors;
+if(typeof data154 !== "string"){
+let dataType177 = typeof data154;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data154;
 }
-else if(data153 === null){
-coerced176 = "";
+else if(data154 === null){
+coerced177 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8677,15 +8728,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data153 = coerced176;
-if(data147 !== undefined){
-data147["xhigh"] = coerced176;
+if(coerced177 !== undefined){
+data154 = coerced177;
+if(data148 !== undefined){
+data148["xhigh"] = coerced177;
 }
 }
 }
-if("medium" !== data153){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+if("medium" !== data154){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8694,22 +8745,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs492 === errors;
+var _valid17 = _errs494 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs494 = errors;
-if(typeof data153 !== "string"){
-let dataType177 = typeof data153;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data153;
+const _errs496 = errors;
+if(typeof data154 !== "string"){
+let dataType178 = typeof data154;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data154;
 }
-else if(data153 === null){
-coerced177 = "";
+else if(data154 === null){
+coerced178 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8719,15 +8770,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data153 = coerced177;
-if(data147 !== undefined){
-data147["xhigh"] = coerced177;
+if(coerced178 !== undefined){
+data154 = coerced178;
+if(data148 !== undefined){
+data148["xhigh"] = coerced178;
 }
 }
 }
-if("high" !== data153){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+if("high" !== data154){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8736,22 +8787,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs494 === errors;
+var _valid17 = _errs496 === errors;
 valid54 = valid54 || _valid17;
 if(!valid54){
-const _errs496 = errors;
-if(typeof data153 !== "string"){
-let dataType178 = typeof data153;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data153;
+const _errs498 = errors;
+if(typeof data154 !== "string"){
+let dataType179 = typeof data154;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data154;
 }
-else if(data153 === null){
-coerced178 = "";
+else if(data154 === null){
+coerced179 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8761,15 +8812,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data153 = coerced178;
-if(data147 !== undefined){
-data147["xhigh"] = coerced178;
+if(coerced179 !== undefined){
+data154 = coerced179;
+if(data148 !== undefined){
+data148["xhigh"] = coerced179;
 }
 }
 }
-if("xhigh" !== data153){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+if("xhigh" !== data154){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8778,90 +8829,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs496 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs498 = errors;
-if(typeof data153 !== "string"){
-let dataType179 = typeof data153;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data153;
-}
-else if(data153 === null){
-coerced179 = "";
-}
-else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
-if(vErrors === null){
-vErrors = [err177];
-}
-else {
-vErrors.push(err177);
-}
-errors++;
-}
-}
-if(coerced179 !== undefined){
-data153 = coerced179;
-if(data147 !== undefined){
-data147["xhigh"] = coerced179;
-}
-}
-}
-if("max" !== data153){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
-if(vErrors === null){
-vErrors = [err178];
-}
-else {
-vErrors.push(err178);
-}
-errors++;
-}
 var _valid17 = _errs498 === errors;
 valid54 = valid54 || _valid17;
-}
-}
-}
-}
-}
 if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data153};
-if(vErrors === null){
-vErrors = [err179];
-}
-else {
-vErrors.push(err179);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs487;
-if(vErrors !== null){
-if(_errs487){
-vErrors.length = _errs487;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs486 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data147.max !== undefined){
-let data154 = data147.max;
 const _errs500 = errors;
-const _errs501 = errors;
-let valid55 = false;
-const _errs502 = errors;
 if(typeof data154 !== "string"){
 let dataType180 = typeof data154;
 let coerced180 = undefined;
@@ -8873,7 +8844,87 @@ else if(data154 === null){
 coerced180 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data154};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+}
+if(coerced180 !== undefined){
+data154 = coerced180;
+if(data148 !== undefined){
+data148["xhigh"] = coerced180;
+}
+}
+}
+if("max" !== data154){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data154};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+var _valid17 = _errs500 === errors;
+valid54 = valid54 || _valid17;
+}
+}
+}
+}
+}
+if(!valid54){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data154};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs489;
+if(vErrors !== null){
+if(_errs489){
+vErrors.length = _errs489;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid48 = _errs488 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data148.max !== undefined){
+let data155 = data148.max;
+const _errs502 = errors;
+const _errs503 = errors;
+let valid55 = false;
+const _errs504 = errors;
+if(typeof data155 !== "string"){
+let dataType181 = typeof data155;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data155;
+}
+else if(data155 === null){
+coerced181 = "";
+}
+else {
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8883,15 +8934,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data154 = coerced180;
-if(data147 !== undefined){
-data147["max"] = coerced180;
+if(coerced181 !== undefined){
+data155 = coerced181;
+if(data148 !== undefined){
+data148["max"] = coerced181;
 }
 }
 }
-if("minimal" !== data154){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+if("minimal" !== data155){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8900,22 +8951,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs502 === errors;
+var _valid18 = _errs504 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs504 = errors;
-if(typeof data154 !== "string"){
-let dataType181 = typeof data154;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data154;
+const _errs506 = errors;
+if(typeof data155 !== "string"){
+let dataType182 = typeof data155;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data155;
 }
-else if(data154 === null){
-coerced181 = "";
+else if(data155 === null){
+coerced182 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8925,15 +8976,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data154 = coerced181;
-if(data147 !== undefined){
-data147["max"] = coerced181;
+if(coerced182 !== undefined){
+data155 = coerced182;
+if(data148 !== undefined){
+data148["max"] = coerced182;
 }
 }
 }
-if("low" !== data154){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+if("low" !== data155){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8942,22 +8993,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs504 === errors;
+var _valid18 = _errs506 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs506 = errors;
-if(typeof data154 !== "string"){
-let dataType182 = typeof data154;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data154;
+const _errs508 = errors;
+if(typeof data155 !== "string"){
+let dataType183 = typeof data155;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data155;
 }
-else if(data154 === null){
-coerced182 = "";
+else if(data155 === null){
+coerced183 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8967,15 +9018,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data154 = coerced182;
-if(data147 !== undefined){
-data147["max"] = coerced182;
+if(coerced183 !== undefined){
+data155 = coerced183;
+if(data148 !== undefined){
+data148["max"] = coerced183;
 }
 }
 }
-if("medium" !== data154){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+if("medium" !== data155){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8984,22 +9035,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs506 === errors;
+var _valid18 = _errs508 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs508 = errors;
-if(typeof data154 !== "string"){
-let dataType183 = typeof data154;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data154;
+const _errs510 = errors;
+if(typeof data155 !== "string"){
+let dataType184 = typeof data155;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data155;
 }
-else if(data154 === null){
-coerced183 = "";
+else if(data155 === null){
+coerced184 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9009,15 +9060,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data154 = coerced183;
-if(data147 !== undefined){
-data147["max"] = coerced183;
+if(coerced184 !== undefined){
+data155 = coerced184;
+if(data148 !== undefined){
+data148["max"] = coerced184;
 }
 }
 }
-if("high" !== data154){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+if("high" !== data155){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9026,22 +9077,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs508 === errors;
+var _valid18 = _errs510 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs510 = errors;
-if(typeof data154 !== "string"){
-let dataType184 = typeof data154;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data154;
+const _errs512 = errors;
+if(typeof data155 !== "string"){
+let dataType185 = typeof data155;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data155;
 }
-else if(data154 === null){
-coerced184 = "";
+else if(data155 === null){
+coerced185 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data155};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9051,15 +9102,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data154 = coerced184;
-if(data147 !== undefined){
-data147["max"] = coerced184;
+if(coerced185 !== undefined){
+data155 = coerced185;
+if(data148 !== undefined){
+data148["max"] = coerced185;
 }
 }
 }
-if("xhigh" !== data154){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+if("xhigh" !== data155){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data155};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9068,22 +9119,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs510 === errors;
+var _valid18 = _errs512 === errors;
 valid55 = valid55 || _valid18;
 if(!valid55){
-const _errs512 = errors;
-if(typeof data154 !== "string"){
-let dataType185 = typeof data154;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data154;
+const _errs514 = errors;
+if(typeof data155 !== "string"){
+let dataType186 = typeof data155;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data155;
 }
-else if(data154 === null){
-coerced185 = "";
+else if(data155 === null){
+coerced186 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data155};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9093,15 +9144,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data154 = coerced185;
-if(data147 !== undefined){
-data147["max"] = coerced185;
+if(coerced186 !== undefined){
+data155 = coerced186;
+if(data148 !== undefined){
+data148["max"] = coerced186;
 }
 }
 }
-if("max" !== data154){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+if("max" !== data155){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data155};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9110,7 +9161,7 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs512 === errors;
+var _valid18 = _errs514 === errors;
 valid55 = valid55 || _valid18;
 }
 }
@@ -9118,7 +9169,7 @@ valid55 = valid55 || _valid18;
 }
 }
 if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data154};
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data155};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9130,17 +9181,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs501;
+errors = _errs503;
 if(vErrors !== null){
-if(_errs501){
-vErrors.length = _errs501;
+if(_errs503){
+vErrors.length = _errs503;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs500 === errors;
+var valid48 = _errs502 === errors;
 }
 else {
 var valid48 = true;
@@ -9154,48 +9205,48 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data148}];
 return false;
 }
 }
-var valid42 = _errs413 === errors;
+var valid42 = _errs415 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data134.answer_tokens !== undefined){
-let data155 = data134.answer_tokens;
-const _errs514 = errors;
-if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
-let dataType186 = typeof data155;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data155 === null
-              || (dataType186 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
-coerced186 = +data155;
+if(data135.answer_tokens !== undefined){
+let data156 = data135.answer_tokens;
+const _errs516 = errors;
+if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
+let dataType187 = typeof data156;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 === "boolean" || data156 === null
+              || (dataType187 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+coerced187 = +data156;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data156}];
 return false;
 }
 }
-if(coerced186 !== undefined){
-data155 = coerced186;
-if(data134 !== undefined){
-data134["answer_tokens"] = coerced186;
+if(coerced187 !== undefined){
+data156 = coerced187;
+if(data135 !== undefined){
+data135["answer_tokens"] = coerced187;
 }
 }
 }
-if(errors === _errs514){
-if(typeof data155 == "number"){
-if(data155 < 1 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
+if(errors === _errs516){
+if(typeof data156 == "number"){
+if(data156 < 1 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data156}];
 return false;
 }
 }
 }
-var valid42 = _errs514 === errors;
+var valid42 = _errs516 === errors;
 }
 else {
 var valid42 = true;
@@ -9209,75 +9260,38 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data135}];
 return false;
 }
 }
-var valid41 = _errs353 === errors;
+var valid41 = _errs355 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.pricing !== undefined){
-let data156 = data127.pricing;
-const _errs516 = errors;
-if(errors === _errs516){
-if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
+if(data128.pricing !== undefined){
+let data157 = data128.pricing;
+const _errs518 = errors;
+if(errors === _errs518){
+if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
 let missing6;
-if(((data156.input === undefined) && (missing6 = "input")) || ((data156.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
+if(((data157.input === undefined) && (missing6 = "input")) || ((data157.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data157}];
 return false;
 }
 else {
-const _errs518 = errors;
-for(const key30 in data156){
+const _errs520 = errors;
+for(const key30 in data157){
 if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data157}];
 return false;
 break;
 }
 }
-if(_errs518 === errors){
-if(data156.input !== undefined){
-let data157 = data156.input;
-const _errs519 = errors;
-if(!(typeof data157 == "number")){
-let dataType187 = typeof data157;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data157 === null
-              || (dataType187 == "string" && data157 && data157 == +data157)){
-coerced187 = +data157;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data157 = coerced187;
-if(data156 !== undefined){
-data156["input"] = coerced187;
-}
-}
-}
-if(errors === _errs519){
-if(typeof data157 == "number"){
-if(data157 < 0 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
-return false;
-}
-}
-}
-var valid56 = _errs519 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.output !== undefined){
-let data158 = data156.output;
+if(_errs520 === errors){
+if(data157.input !== undefined){
+let data158 = data157.input;
 const _errs521 = errors;
 if(!(typeof data158 == "number")){
 let dataType188 = typeof data158;
@@ -9288,21 +9302,21 @@ if(dataType188 == "boolean" || data158 === null
 coerced188 = +data158;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data158}];
 return false;
 }
 }
 if(coerced188 !== undefined){
 data158 = coerced188;
-if(data156 !== undefined){
-data156["output"] = coerced188;
+if(data157 !== undefined){
+data157["input"] = coerced188;
 }
 }
 }
 if(errors === _errs521){
 if(typeof data158 == "number"){
 if(data158 < 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data158}];
 return false;
 }
 }
@@ -9313,8 +9327,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data156.cached_input !== undefined){
-let data159 = data156.cached_input;
+if(data157.output !== undefined){
+let data159 = data157.output;
 const _errs523 = errors;
 if(!(typeof data159 == "number")){
 let dataType189 = typeof data159;
@@ -9325,21 +9339,21 @@ if(dataType189 == "boolean" || data159 === null
 coerced189 = +data159;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data159}];
 return false;
 }
 }
 if(coerced189 !== undefined){
 data159 = coerced189;
-if(data156 !== undefined){
-data156["cached_input"] = coerced189;
+if(data157 !== undefined){
+data157["output"] = coerced189;
 }
 }
 }
 if(errors === _errs523){
 if(typeof data159 == "number"){
 if(data159 < 0 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data159}];
 return false;
 }
 }
@@ -9350,8 +9364,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data156.cache_write !== undefined){
-let data160 = data156.cache_write;
+if(data157.cached_input !== undefined){
+let data160 = data157.cached_input;
 const _errs525 = errors;
 if(!(typeof data160 == "number")){
 let dataType190 = typeof data160;
@@ -9362,21 +9376,21 @@ if(dataType190 == "boolean" || data160 === null
 coerced190 = +data160;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data160}];
 return false;
 }
 }
 if(coerced190 !== undefined){
 data160 = coerced190;
-if(data156 !== undefined){
-data156["cache_write"] = coerced190;
+if(data157 !== undefined){
+data157["cached_input"] = coerced190;
 }
 }
 }
 if(errors === _errs525){
 if(typeof data160 == "number"){
 if(data160 < 0 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data160}];
 return false;
 }
 }
@@ -9387,8 +9401,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data156.cache_write_1h !== undefined){
-let data161 = data156.cache_write_1h;
+if(data157.cache_write !== undefined){
+let data161 = data157.cache_write;
 const _errs527 = errors;
 if(!(typeof data161 == "number")){
 let dataType191 = typeof data161;
@@ -9399,21 +9413,21 @@ if(dataType191 == "boolean" || data161 === null
 coerced191 = +data161;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data161}];
 return false;
 }
 }
 if(coerced191 !== undefined){
 data161 = coerced191;
-if(data156 !== undefined){
-data156["cache_write_1h"] = coerced191;
+if(data157 !== undefined){
+data157["cache_write"] = coerced191;
 }
 }
 }
 if(errors === _errs527){
 if(typeof data161 == "number"){
 if(data161 < 0 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data161}];
 return false;
 }
 }
@@ -9424,8 +9438,8 @@ else {
 var valid56 = true;
 }
 if(valid56){
-if(data156.reasoning !== undefined){
-let data162 = data156.reasoning;
+if(data157.cache_write_1h !== undefined){
+let data162 = data157.cache_write_1h;
 const _errs529 = errors;
 if(!(typeof data162 == "number")){
 let dataType192 = typeof data162;
@@ -9436,26 +9450,63 @@ if(dataType192 == "boolean" || data162 === null
 coerced192 = +data162;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data162}];
 return false;
 }
 }
 if(coerced192 !== undefined){
 data162 = coerced192;
-if(data156 !== undefined){
-data156["reasoning"] = coerced192;
+if(data157 !== undefined){
+data157["cache_write_1h"] = coerced192;
 }
 }
 }
 if(errors === _errs529){
 if(typeof data162 == "number"){
 if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data162}];
 return false;
 }
 }
 }
 var valid56 = _errs529 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data157.reasoning !== undefined){
+let data163 = data157.reasoning;
+const _errs531 = errors;
+if(!(typeof data163 == "number")){
+let dataType193 = typeof data163;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "boolean" || data163 === null
+              || (dataType193 == "string" && data163 && data163 == +data163)){
+coerced193 = +data163;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data163}];
+return false;
+}
+}
+if(coerced193 !== undefined){
+data163 = coerced193;
+if(data157 !== undefined){
+data157["reasoning"] = coerced193;
+}
+}
+}
+if(errors === _errs531){
+if(typeof data163 == "number"){
+if(data163 < 0 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data163}];
+return false;
+}
+}
+}
+var valid56 = _errs531 === errors;
 }
 else {
 var valid56 = true;
@@ -9469,133 +9520,90 @@ var valid56 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data157}];
 return false;
 }
 }
-var valid41 = _errs516 === errors;
+var valid41 = _errs518 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.priced_features !== undefined){
-let data163 = data127.priced_features;
-const _errs531 = errors;
-if(errors === _errs531){
-if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
+if(data128.priced_features !== undefined){
+let data164 = data128.priced_features;
 const _errs533 = errors;
-for(const key31 in data163){
+if(errors === _errs533){
+if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
+const _errs535 = errors;
+for(const key31 in data164){
 if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data164}];
 return false;
 break;
 }
 }
-if(_errs533 === errors){
-if(data163.server_tools !== undefined){
-let data164 = data163.server_tools;
-const _errs534 = errors;
-if(errors === _errs534){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-if(Object.keys(data164).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
+if(_errs535 === errors){
+if(data164.server_tools !== undefined){
+let data165 = data164.server_tools;
+const _errs536 = errors;
+if(errors === _errs536){
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+if(Object.keys(data165).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data165}];
 return false;
 }
 else {
 var valid58 = true;
-for(const key32 in data164){
-if(pattern6.test(key32)){
-let data165 = data164[key32];
-const _errs536 = errors;
-if(errors === _errs536){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+for(const key32 in data165){
+if(pattern7.test(key32)){
+let data166 = data165[key32];
+const _errs538 = errors;
+if(errors === _errs538){
+if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
 let missing7;
-if((data165.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
+if((data166.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data166}];
 return false;
 }
 else {
-const _errs538 = errors;
-for(const key33 in data165){
+const _errs540 = errors;
+for(const key33 in data166){
 if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data166}];
 return false;
 break;
 }
 }
-if(_errs538 === errors){
-if(data165.usd_per_call !== undefined){
-let data166 = data165.usd_per_call;
-const _errs539 = errors;
-if(!(typeof data166 == "number")){
-let dataType193 = typeof data166;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data166 === null
-              || (dataType193 == "string" && data166 && data166 == +data166)){
-coerced193 = +data166;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
-return false;
-}
-}
-if(coerced193 !== undefined){
-data166 = coerced193;
-if(data165 !== undefined){
-data165["usd_per_call"] = coerced193;
-}
-}
-}
-if(errors === _errs539){
-if(typeof data166 == "number"){
-if(data166 < 0 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
-return false;
-}
-}
-}
-var valid59 = _errs539 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data165.max_calls !== undefined){
-let data167 = data165.max_calls;
+if(_errs540 === errors){
+if(data166.usd_per_call !== undefined){
+let data167 = data166.usd_per_call;
 const _errs541 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
+if(!(typeof data167 == "number")){
 let dataType194 = typeof data167;
 let coerced194 = undefined;
 if(!(coerced194 !== undefined)){
-if(dataType194 === "boolean" || data167 === null
-              || (dataType194 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
+if(dataType194 == "boolean" || data167 === null
+              || (dataType194 == "string" && data167 && data167 == +data167)){
 coerced194 = +data167;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data167}];
 return false;
 }
 }
 if(coerced194 !== undefined){
 data167 = coerced194;
-if(data165 !== undefined){
-data165["max_calls"] = coerced194;
+if(data166 !== undefined){
+data166["usd_per_call"] = coerced194;
 }
 }
 }
 if(errors === _errs541){
 if(typeof data167 == "number"){
-if(data167 > 1000 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
+if(data167 < 0 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data167}];
 return false;
-}
-else {
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
 }
 }
 }
@@ -9604,16 +9612,59 @@ var valid59 = _errs541 === errors;
 else {
 var valid59 = true;
 }
+if(valid59){
+if(data166.max_calls !== undefined){
+let data168 = data166.max_calls;
+const _errs543 = errors;
+if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
+let dataType195 = typeof data168;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 === "boolean" || data168 === null
+              || (dataType195 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
+coerced195 = +data168;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data168}];
+return false;
+}
+}
+if(coerced195 !== undefined){
+data168 = coerced195;
+if(data166 !== undefined){
+data166["max_calls"] = coerced195;
+}
+}
+}
+if(errors === _errs543){
+if(typeof data168 == "number"){
+if(data168 > 1000 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data168}];
+return false;
+}
+else {
+if(data168 < 1 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data168}];
+return false;
+}
+}
+}
+}
+var valid59 = _errs543 === errors;
+}
+else {
+var valid59 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data166}];
 return false;
 }
 }
-var valid58 = _errs536 === errors;
+var valid58 = _errs538 === errors;
 if(!valid58){
 break;
 }
@@ -9622,107 +9673,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data165}];
 return false;
 }
 }
-var valid57 = _errs534 === errors;
+var valid57 = _errs536 === errors;
 }
 else {
 var valid57 = true;
 }
 if(valid57){
-if(data163.service_tiers !== undefined){
-let data168 = data163.service_tiers;
-const _errs543 = errors;
-if(errors === _errs543){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-if(Object.keys(data168).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
+if(data164.service_tiers !== undefined){
+let data169 = data164.service_tiers;
+const _errs545 = errors;
+if(errors === _errs545){
+if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
+if(Object.keys(data169).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data169}];
 return false;
 }
 else {
 var valid60 = true;
-for(const key34 in data168){
-if(pattern6.test(key34)){
-let data169 = data168[key34];
-const _errs545 = errors;
-if(errors === _errs545){
-if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-let missing8;
-if((data169.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-}
-else {
+for(const key34 in data169){
+if(pattern7.test(key34)){
+let data170 = data169[key34];
 const _errs547 = errors;
-for(const key35 in data169){
-if(!(key35 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-break;
-}
-}
-if(_errs547 === errors){
-if(data169.pricing !== undefined){
-let data170 = data169.pricing;
-const _errs548 = errors;
-if(errors === _errs548){
+if(errors === _errs547){
 if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-let missing9;
-if(((data170.input === undefined) && (missing9 = "input")) || ((data170.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
+let missing8;
+if((data170.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
 return false;
 }
 else {
-const _errs550 = errors;
-for(const key36 in data170){
-if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
+const _errs549 = errors;
+for(const key35 in data170){
+if(!(key35 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
 return false;
 break;
 }
 }
-if(_errs550 === errors){
-if(data170.input !== undefined){
-let data171 = data170.input;
-const _errs551 = errors;
-if(!(typeof data171 == "number")){
-let dataType195 = typeof data171;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "boolean" || data171 === null
-              || (dataType195 == "string" && data171 && data171 == +data171)){
-coerced195 = +data171;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
+if(_errs549 === errors){
+if(data170.pricing !== undefined){
+let data171 = data170.pricing;
+const _errs550 = errors;
+if(errors === _errs550){
+if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+let missing9;
+if(((data171.input === undefined) && (missing9 = "input")) || ((data171.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
 return false;
 }
-}
-if(coerced195 !== undefined){
-data171 = coerced195;
-if(data170 !== undefined){
-data170["input"] = coerced195;
-}
-}
-}
-if(errors === _errs551){
-if(typeof data171 == "number"){
-if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
-return false;
-}
-}
-}
-var valid62 = _errs551 === errors;
-}
 else {
-var valid62 = true;
+const _errs552 = errors;
+for(const key36 in data171){
+if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
+return false;
+break;
 }
-if(valid62){
-if(data170.output !== undefined){
-let data172 = data170.output;
+}
+if(_errs552 === errors){
+if(data171.input !== undefined){
+let data172 = data171.input;
 const _errs553 = errors;
 if(!(typeof data172 == "number")){
 let dataType196 = typeof data172;
@@ -9733,21 +9747,21 @@ if(dataType196 == "boolean" || data172 === null
 coerced196 = +data172;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data172}];
 return false;
 }
 }
 if(coerced196 !== undefined){
 data172 = coerced196;
-if(data170 !== undefined){
-data170["output"] = coerced196;
+if(data171 !== undefined){
+data171["input"] = coerced196;
 }
 }
 }
 if(errors === _errs553){
 if(typeof data172 == "number"){
 if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data172}];
 return false;
 }
 }
@@ -9758,8 +9772,8 @@ else {
 var valid62 = true;
 }
 if(valid62){
-if(data170.cached_input !== undefined){
-let data173 = data170.cached_input;
+if(data171.output !== undefined){
+let data173 = data171.output;
 const _errs555 = errors;
 if(!(typeof data173 == "number")){
 let dataType197 = typeof data173;
@@ -9770,21 +9784,21 @@ if(dataType197 == "boolean" || data173 === null
 coerced197 = +data173;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data173}];
 return false;
 }
 }
 if(coerced197 !== undefined){
 data173 = coerced197;
-if(data170 !== undefined){
-data170["cached_input"] = coerced197;
+if(data171 !== undefined){
+data171["output"] = coerced197;
 }
 }
 }
 if(errors === _errs555){
 if(typeof data173 == "number"){
 if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data173}];
 return false;
 }
 }
@@ -9795,8 +9809,8 @@ else {
 var valid62 = true;
 }
 if(valid62){
-if(data170.cache_write !== undefined){
-let data174 = data170.cache_write;
+if(data171.cached_input !== undefined){
+let data174 = data171.cached_input;
 const _errs557 = errors;
 if(!(typeof data174 == "number")){
 let dataType198 = typeof data174;
@@ -9807,21 +9821,21 @@ if(dataType198 == "boolean" || data174 === null
 coerced198 = +data174;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data174}];
 return false;
 }
 }
 if(coerced198 !== undefined){
 data174 = coerced198;
-if(data170 !== undefined){
-data170["cache_write"] = coerced198;
+if(data171 !== undefined){
+data171["cached_input"] = coerced198;
 }
 }
 }
 if(errors === _errs557){
 if(typeof data174 == "number"){
 if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data174}];
 return false;
 }
 }
@@ -9832,8 +9846,8 @@ else {
 var valid62 = true;
 }
 if(valid62){
-if(data170.cache_write_1h !== undefined){
-let data175 = data170.cache_write_1h;
+if(data171.cache_write !== undefined){
+let data175 = data171.cache_write;
 const _errs559 = errors;
 if(!(typeof data175 == "number")){
 let dataType199 = typeof data175;
@@ -9844,21 +9858,21 @@ if(dataType199 == "boolean" || data175 === null
 coerced199 = +data175;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data175}];
 return false;
 }
 }
 if(coerced199 !== undefined){
 data175 = coerced199;
-if(data170 !== undefined){
-data170["cache_write_1h"] = coerced199;
+if(data171 !== undefined){
+data171["cache_write"] = coerced199;
 }
 }
 }
 if(errors === _errs559){
 if(typeof data175 == "number"){
 if(data175 < 0 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data175}];
 return false;
 }
 }
@@ -9869,8 +9883,8 @@ else {
 var valid62 = true;
 }
 if(valid62){
-if(data170.reasoning !== undefined){
-let data176 = data170.reasoning;
+if(data171.cache_write_1h !== undefined){
+let data176 = data171.cache_write_1h;
 const _errs561 = errors;
 if(!(typeof data176 == "number")){
 let dataType200 = typeof data176;
@@ -9881,26 +9895,63 @@ if(dataType200 == "boolean" || data176 === null
 coerced200 = +data176;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data176}];
 return false;
 }
 }
 if(coerced200 !== undefined){
 data176 = coerced200;
-if(data170 !== undefined){
-data170["reasoning"] = coerced200;
+if(data171 !== undefined){
+data171["cache_write_1h"] = coerced200;
 }
 }
 }
 if(errors === _errs561){
 if(typeof data176 == "number"){
 if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data176}];
 return false;
 }
 }
 }
 var valid62 = _errs561 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data171.reasoning !== undefined){
+let data177 = data171.reasoning;
+const _errs563 = errors;
+if(!(typeof data177 == "number")){
+let dataType201 = typeof data177;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "boolean" || data177 === null
+              || (dataType201 == "string" && data177 && data177 == +data177)){
+coerced201 = +data177;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data177}];
+return false;
+}
+}
+if(coerced201 !== undefined){
+data177 = coerced201;
+if(data171 !== undefined){
+data171["reasoning"] = coerced201;
+}
+}
+}
+if(errors === _errs563){
+if(typeof data177 == "number"){
+if(data177 < 0 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data177}];
+return false;
+}
+}
+}
+var valid62 = _errs563 === errors;
 }
 else {
 var valid62 = true;
@@ -9914,7 +9965,7 @@ var valid62 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
 return false;
 }
 }
@@ -9923,11 +9974,11 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
 return false;
 }
 }
-var valid60 = _errs545 === errors;
+var valid60 = _errs547 === errors;
 if(!valid60){
 break;
 }
@@ -9936,107 +9987,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data169}];
 return false;
 }
 }
-var valid57 = _errs543 === errors;
+var valid57 = _errs545 === errors;
 }
 else {
 var valid57 = true;
 }
 if(valid57){
-if(data163.betas !== undefined){
-let data177 = data163.betas;
-const _errs563 = errors;
-if(errors === _errs563){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
-if(Object.keys(data177).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
+if(data164.betas !== undefined){
+let data178 = data164.betas;
+const _errs565 = errors;
+if(errors === _errs565){
+if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
+if(Object.keys(data178).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data178}];
 return false;
 }
 else {
 var valid63 = true;
-for(const key37 in data177){
-if(pattern6.test(key37)){
-let data178 = data177[key37];
-const _errs565 = errors;
-if(errors === _errs565){
-if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
-let missing10;
-if((data178.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-}
-else {
+for(const key37 in data178){
+if(pattern7.test(key37)){
+let data179 = data178[key37];
 const _errs567 = errors;
-for(const key38 in data178){
-if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-break;
-}
-}
-if(_errs567 === errors){
-if(data178.pricing !== undefined){
-let data179 = data178.pricing;
-const _errs568 = errors;
-if(errors === _errs568){
+if(errors === _errs567){
 if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-let missing11;
-if(((data179.input === undefined) && (missing11 = "input")) || ((data179.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
+let missing10;
+if((data179.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data179}];
 return false;
 }
 else {
-const _errs570 = errors;
-for(const key39 in data179){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
+const _errs569 = errors;
+for(const key38 in data179){
+if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data179}];
 return false;
 break;
 }
 }
-if(_errs570 === errors){
-if(data179.input !== undefined){
-let data180 = data179.input;
-const _errs571 = errors;
-if(!(typeof data180 == "number")){
-let dataType201 = typeof data180;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "boolean" || data180 === null
-              || (dataType201 == "string" && data180 && data180 == +data180)){
-coerced201 = +data180;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
+if(_errs569 === errors){
+if(data179.pricing !== undefined){
+let data180 = data179.pricing;
+const _errs570 = errors;
+if(errors === _errs570){
+if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+let missing11;
+if(((data180.input === undefined) && (missing11 = "input")) || ((data180.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data180}];
 return false;
 }
-}
-if(coerced201 !== undefined){
-data180 = coerced201;
-if(data179 !== undefined){
-data179["input"] = coerced201;
-}
-}
-}
-if(errors === _errs571){
-if(typeof data180 == "number"){
-if(data180 < 0 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
-return false;
-}
-}
-}
-var valid65 = _errs571 === errors;
-}
 else {
-var valid65 = true;
+const _errs572 = errors;
+for(const key39 in data180){
+if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data180}];
+return false;
+break;
 }
-if(valid65){
-if(data179.output !== undefined){
-let data181 = data179.output;
+}
+if(_errs572 === errors){
+if(data180.input !== undefined){
+let data181 = data180.input;
 const _errs573 = errors;
 if(!(typeof data181 == "number")){
 let dataType202 = typeof data181;
@@ -10047,21 +10061,21 @@ if(dataType202 == "boolean" || data181 === null
 coerced202 = +data181;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data181}];
 return false;
 }
 }
 if(coerced202 !== undefined){
 data181 = coerced202;
-if(data179 !== undefined){
-data179["output"] = coerced202;
+if(data180 !== undefined){
+data180["input"] = coerced202;
 }
 }
 }
 if(errors === _errs573){
 if(typeof data181 == "number"){
 if(data181 < 0 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data181}];
 return false;
 }
 }
@@ -10072,8 +10086,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data179.cached_input !== undefined){
-let data182 = data179.cached_input;
+if(data180.output !== undefined){
+let data182 = data180.output;
 const _errs575 = errors;
 if(!(typeof data182 == "number")){
 let dataType203 = typeof data182;
@@ -10084,21 +10098,21 @@ if(dataType203 == "boolean" || data182 === null
 coerced203 = +data182;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data182}];
 return false;
 }
 }
 if(coerced203 !== undefined){
 data182 = coerced203;
-if(data179 !== undefined){
-data179["cached_input"] = coerced203;
+if(data180 !== undefined){
+data180["output"] = coerced203;
 }
 }
 }
 if(errors === _errs575){
 if(typeof data182 == "number"){
 if(data182 < 0 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data182}];
 return false;
 }
 }
@@ -10109,8 +10123,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data179.cache_write !== undefined){
-let data183 = data179.cache_write;
+if(data180.cached_input !== undefined){
+let data183 = data180.cached_input;
 const _errs577 = errors;
 if(!(typeof data183 == "number")){
 let dataType204 = typeof data183;
@@ -10121,21 +10135,21 @@ if(dataType204 == "boolean" || data183 === null
 coerced204 = +data183;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data183}];
 return false;
 }
 }
 if(coerced204 !== undefined){
 data183 = coerced204;
-if(data179 !== undefined){
-data179["cache_write"] = coerced204;
+if(data180 !== undefined){
+data180["cached_input"] = coerced204;
 }
 }
 }
 if(errors === _errs577){
 if(typeof data183 == "number"){
 if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data183}];
 return false;
 }
 }
@@ -10146,8 +10160,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data179.cache_write_1h !== undefined){
-let data184 = data179.cache_write_1h;
+if(data180.cache_write !== undefined){
+let data184 = data180.cache_write;
 const _errs579 = errors;
 if(!(typeof data184 == "number")){
 let dataType205 = typeof data184;
@@ -10158,21 +10172,21 @@ if(dataType205 == "boolean" || data184 === null
 coerced205 = +data184;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data184}];
 return false;
 }
 }
 if(coerced205 !== undefined){
 data184 = coerced205;
-if(data179 !== undefined){
-data179["cache_write_1h"] = coerced205;
+if(data180 !== undefined){
+data180["cache_write"] = coerced205;
 }
 }
 }
 if(errors === _errs579){
 if(typeof data184 == "number"){
 if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data184}];
 return false;
 }
 }
@@ -10183,8 +10197,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data179.reasoning !== undefined){
-let data185 = data179.reasoning;
+if(data180.cache_write_1h !== undefined){
+let data185 = data180.cache_write_1h;
 const _errs581 = errors;
 if(!(typeof data185 == "number")){
 let dataType206 = typeof data185;
@@ -10195,26 +10209,63 @@ if(dataType206 == "boolean" || data185 === null
 coerced206 = +data185;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data185}];
 return false;
 }
 }
 if(coerced206 !== undefined){
 data185 = coerced206;
-if(data179 !== undefined){
-data179["reasoning"] = coerced206;
+if(data180 !== undefined){
+data180["cache_write_1h"] = coerced206;
 }
 }
 }
 if(errors === _errs581){
 if(typeof data185 == "number"){
 if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data185}];
 return false;
 }
 }
 }
 var valid65 = _errs581 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data180.reasoning !== undefined){
+let data186 = data180.reasoning;
+const _errs583 = errors;
+if(!(typeof data186 == "number")){
+let dataType207 = typeof data186;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "boolean" || data186 === null
+              || (dataType207 == "string" && data186 && data186 == +data186)){
+coerced207 = +data186;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data186}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data186 = coerced207;
+if(data180 !== undefined){
+data180["reasoning"] = coerced207;
+}
+}
+}
+if(errors === _errs583){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data186}];
+return false;
+}
+}
+}
+var valid65 = _errs583 === errors;
 }
 else {
 var valid65 = true;
@@ -10228,48 +10279,48 @@ var valid65 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data180}];
 return false;
 }
 }
-var valid64 = _errs568 === errors;
+var valid64 = _errs570 === errors;
 }
 else {
 var valid64 = true;
 }
 if(valid64){
-if(data178.min_prompt_tokens !== undefined){
-let data186 = data178.min_prompt_tokens;
-const _errs583 = errors;
-if(!((typeof data186 == "number") && (!(data186 % 1) && !isNaN(data186)))){
-let dataType207 = typeof data186;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 === "boolean" || data186 === null
-              || (dataType207 === "string" && data186 && data186 == +data186 && !(data186 % 1))){
-coerced207 = +data186;
+if(data179.min_prompt_tokens !== undefined){
+let data187 = data179.min_prompt_tokens;
+const _errs585 = errors;
+if(!((typeof data187 == "number") && (!(data187 % 1) && !isNaN(data187)))){
+let dataType208 = typeof data187;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 === "boolean" || data187 === null
+              || (dataType208 === "string" && data187 && data187 == +data187 && !(data187 % 1))){
+coerced208 = +data187;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data187}];
 return false;
 }
 }
-if(coerced207 !== undefined){
-data186 = coerced207;
-if(data178 !== undefined){
-data178["min_prompt_tokens"] = coerced207;
+if(coerced208 !== undefined){
+data187 = coerced208;
+if(data179 !== undefined){
+data179["min_prompt_tokens"] = coerced208;
 }
 }
 }
-if(errors === _errs583){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
+if(errors === _errs585){
+if(typeof data187 == "number"){
+if(data187 < 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data187}];
 return false;
 }
 }
 }
-var valid64 = _errs583 === errors;
+var valid64 = _errs585 === errors;
 }
 else {
 var valid64 = true;
@@ -10279,11 +10330,11 @@ var valid64 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data179}];
 return false;
 }
 }
-var valid63 = _errs565 === errors;
+var valid63 = _errs567 === errors;
 if(!valid63){
 break;
 }
@@ -10292,11 +10343,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data178}];
 return false;
 }
 }
-var valid57 = _errs563 === errors;
+var valid57 = _errs565 === errors;
 }
 else {
 var valid57 = true;
@@ -10306,89 +10357,50 @@ var valid57 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data164}];
 return false;
 }
 }
-var valid41 = _errs531 === errors;
+var valid41 = _errs533 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.routes !== undefined){
-let data187 = data127.routes;
-const _errs585 = errors;
-if(errors === _errs585){
-if(Array.isArray(data187)){
-if(data187.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
+if(data128.routes !== undefined){
+let data188 = data128.routes;
+const _errs587 = errors;
+if(errors === _errs587){
+if(Array.isArray(data188)){
+if(data188.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data188}];
 return false;
 }
 else {
 var valid66 = true;
-const len7 = data187.length;
+const len7 = data188.length;
 for(let i7=0; i7<len7; i7++){
-let data188 = data187[i7];
-const _errs587 = errors;
-if(errors === _errs587){
-if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
+let data189 = data188[i7];
+const _errs589 = errors;
+if(errors === _errs589){
+if(data189 && typeof data189 == "object" && !Array.isArray(data189)){
 let missing12;
-if((data188.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+if((data189.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data189}];
 return false;
 }
 else {
-const _errs589 = errors;
-for(const key40 in data188){
+const _errs591 = errors;
+for(const key40 in data189){
 if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data189}];
 return false;
 break;
 }
 }
-if(_errs589 === errors){
-if(data188.node !== undefined){
-let data189 = data188.node;
-const _errs590 = errors;
-if(typeof data189 !== "string"){
-let dataType208 = typeof data189;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data189;
-}
-else if(data189 === null){
-coerced208 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data189 = coerced208;
-if(data188 !== undefined){
-data188["node"] = coerced208;
-}
-}
-}
-if(errors === _errs590){
-if(typeof data189 === "string"){
-if(func3(data189) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
-}
-}
-}
-var valid67 = _errs590 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data188.model !== undefined){
-let data190 = data188.model;
+if(_errs591 === errors){
+if(data189.node !== undefined){
+let data190 = data189.node;
 const _errs592 = errors;
 if(typeof data190 !== "string"){
 let dataType209 = typeof data190;
@@ -10401,21 +10413,21 @@ else if(data190 === null){
 coerced209 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data190}];
 return false;
 }
 }
 if(coerced209 !== undefined){
 data190 = coerced209;
-if(data188 !== undefined){
-data188["model"] = coerced209;
+if(data189 !== undefined){
+data189["node"] = coerced209;
 }
 }
 }
 if(errors === _errs592){
 if(typeof data190 === "string"){
 if(func3(data190) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data190}];
 return false;
 }
 }
@@ -10426,33 +10438,35 @@ else {
 var valid67 = true;
 }
 if(valid67){
-if(data188.weight !== undefined){
-let data191 = data188.weight;
+if(data189.model !== undefined){
+let data191 = data189.model;
 const _errs594 = errors;
-if(!(typeof data191 == "number")){
+if(typeof data191 !== "string"){
 let dataType210 = typeof data191;
 let coerced210 = undefined;
 if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data191 === null
-              || (dataType210 == "string" && data191 && data191 == +data191)){
-coerced210 = +data191;
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data191;
+}
+else if(data191 === null){
+coerced210 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data191}];
 return false;
 }
 }
 if(coerced210 !== undefined){
 data191 = coerced210;
-if(data188 !== undefined){
-data188["weight"] = coerced210;
+if(data189 !== undefined){
+data189["model"] = coerced210;
 }
 }
 }
 if(errors === _errs594){
-if(typeof data191 == "number"){
-if(data191 <= 0 || isNaN(data191)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
+if(typeof data191 === "string"){
+if(func3(data191) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data191}];
 return false;
 }
 }
@@ -10463,38 +10477,75 @@ else {
 var valid67 = true;
 }
 if(valid67){
-if(data188.priority !== undefined){
-let data192 = data188.priority;
+if(data189.weight !== undefined){
+let data192 = data189.weight;
 const _errs596 = errors;
-if(!((typeof data192 == "number") && (!(data192 % 1) && !isNaN(data192)))){
+if(!(typeof data192 == "number")){
 let dataType211 = typeof data192;
 let coerced211 = undefined;
 if(!(coerced211 !== undefined)){
-if(dataType211 === "boolean" || data192 === null
-              || (dataType211 === "string" && data192 && data192 == +data192 && !(data192 % 1))){
+if(dataType211 == "boolean" || data192 === null
+              || (dataType211 == "string" && data192 && data192 == +data192)){
 coerced211 = +data192;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data192}];
 return false;
 }
 }
 if(coerced211 !== undefined){
 data192 = coerced211;
-if(data188 !== undefined){
-data188["priority"] = coerced211;
+if(data189 !== undefined){
+data189["weight"] = coerced211;
 }
 }
 }
 if(errors === _errs596){
 if(typeof data192 == "number"){
-if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+if(data192 <= 0 || isNaN(data192)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data192}];
 return false;
 }
 }
 }
 var valid67 = _errs596 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data189.priority !== undefined){
+let data193 = data189.priority;
+const _errs598 = errors;
+if(!((typeof data193 == "number") && (!(data193 % 1) && !isNaN(data193)))){
+let dataType212 = typeof data193;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 === "boolean" || data193 === null
+              || (dataType212 === "string" && data193 && data193 == +data193 && !(data193 % 1))){
+coerced212 = +data193;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data193}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data193 = coerced212;
+if(data189 !== undefined){
+data189["priority"] = coerced212;
+}
+}
+}
+if(errors === _errs598){
+if(typeof data193 == "number"){
+if(data193 < 0 || isNaN(data193)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data193}];
+return false;
+}
+}
+}
+var valid67 = _errs598 === errors;
 }
 else {
 var valid67 = true;
@@ -10506,11 +10557,11 @@ var valid67 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data189}];
 return false;
 }
 }
-var valid66 = _errs587 === errors;
+var valid66 = _errs589 === errors;
 if(!valid66){
 break;
 }
@@ -10518,11 +10569,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data188}];
 return false;
 }
 }
-var valid41 = _errs585 === errors;
+var valid41 = _errs587 === errors;
 }
 else {
 var valid41 = true;
@@ -10540,11 +10591,11 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data128}];
 return false;
 }
 }
-var valid40 = _errs338 === errors;
+var valid40 = _errs340 === errors;
 if(!valid40){
 break;
 }
@@ -10552,90 +10603,45 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data127}];
 return false;
 }
 }
-var valid0 = _errs336 === errors;
+var valid0 = _errs338 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data193 = data.accounts;
-const _errs598 = errors;
-if(errors === _errs598){
-if(Array.isArray(data193)){
-var valid68 = true;
-const len8 = data193.length;
-for(let i8=0; i8<len8; i8++){
-let data194 = data193[i8];
+let data194 = data.accounts;
 const _errs600 = errors;
 if(errors === _errs600){
-if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
+if(Array.isArray(data194)){
+var valid68 = true;
+const len8 = data194.length;
+for(let i8=0; i8<len8; i8++){
+let data195 = data194[i8];
+const _errs602 = errors;
+if(errors === _errs602){
+if(data195 && typeof data195 == "object" && !Array.isArray(data195)){
 let missing13;
-if((data194.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data194}];
+if((data195.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data195}];
 return false;
 }
 else {
-const _errs602 = errors;
-for(const key41 in data194){
+const _errs604 = errors;
+for(const key41 in data195){
 if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data195}];
 return false;
 break;
 }
 }
-if(_errs602 === errors){
-if(data194.id !== undefined){
-let data195 = data194.id;
-const _errs603 = errors;
-if(typeof data195 !== "string"){
-let dataType212 = typeof data195;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data195;
-}
-else if(data195 === null){
-coerced212 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-if(coerced212 !== undefined){
-data195 = coerced212;
-if(data194 !== undefined){
-data194["id"] = coerced212;
-}
-}
-}
-if(errors === _errs603){
-if(typeof data195 === "string"){
-if(func3(data195) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-else {
-if(!pattern9.test(data195)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs603 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.name !== undefined){
-let data196 = data194.name;
+if(_errs604 === errors){
+if(data195.id !== undefined){
+let data196 = data195.id;
 const _errs605 = errors;
 if(typeof data196 !== "string"){
 let dataType213 = typeof data196;
@@ -10648,14 +10654,28 @@ else if(data196 === null){
 coerced213 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data196}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data196}];
 return false;
 }
 }
 if(coerced213 !== undefined){
 data196 = coerced213;
-if(data194 !== undefined){
-data194["name"] = coerced213;
+if(data195 !== undefined){
+data195["id"] = coerced213;
+}
+}
+}
+if(errors === _errs605){
+if(typeof data196 === "string"){
+if(func3(data196) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data196}];
+return false;
+}
+else {
+if(!pattern10.test(data196)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data196}];
+return false;
+}
 }
 }
 }
@@ -10665,40 +10685,28 @@ else {
 var valid69 = true;
 }
 if(valid69){
-if(data194.balance !== undefined){
-let data197 = data194.balance;
+if(data195.name !== undefined){
+let data197 = data195.name;
 const _errs607 = errors;
-if(!(typeof data197 == "number")){
+if(typeof data197 !== "string"){
 let dataType214 = typeof data197;
 let coerced214 = undefined;
 if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data197 === null
-              || (dataType214 == "string" && data197 && data197 == +data197)){
-coerced214 = +data197;
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data197;
+}
+else if(data197 === null){
+coerced214 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data197}];
 return false;
 }
 }
 if(coerced214 !== undefined){
 data197 = coerced214;
-if(data194 !== undefined){
-data194["balance"] = coerced214;
-}
-}
-}
-if(errors === _errs607){
-if(typeof data197 == "number"){
-if(data197 > 1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-else {
-if(data197 < -1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
+if(data195 !== undefined){
+data195["name"] = coerced214;
 }
 }
 }
@@ -10708,55 +10716,41 @@ else {
 var valid69 = true;
 }
 if(valid69){
-if(data194.allowed_models !== undefined){
-let data198 = data194.allowed_models;
+if(data195.balance !== undefined){
+let data198 = data195.balance;
 const _errs609 = errors;
-if(errors === _errs609){
-if(Array.isArray(data198)){
-var valid70 = true;
-const len9 = data198.length;
-for(let i9=0; i9<len9; i9++){
-let data199 = data198[i9];
-const _errs611 = errors;
-if(typeof data199 !== "string"){
-let dataType215 = typeof data199;
+if(!(typeof data198 == "number")){
+let dataType215 = typeof data198;
 let coerced215 = undefined;
 if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data199;
-}
-else if(data199 === null){
-coerced215 = "";
+if(dataType215 == "boolean" || data198 === null
+              || (dataType215 == "string" && data198 && data198 == +data198)){
+coerced215 = +data198;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data198}];
 return false;
 }
 }
 if(coerced215 !== undefined){
-data199 = coerced215;
-if(data198 !== undefined){
-data198[i9] = coerced215;
+data198 = coerced215;
+if(data195 !== undefined){
+data195["balance"] = coerced215;
 }
 }
 }
-if(errors === _errs611){
-if(typeof data199 === "string"){
-if(func3(data199) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
+if(errors === _errs609){
+if(typeof data198 == "number"){
+if(data198 > 1000000 || isNaN(data198)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data198}];
 return false;
-}
-}
-}
-var valid70 = _errs611 === errors;
-if(!valid70){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data198}];
+if(data198 < -1000000 || isNaN(data198)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data198}];
 return false;
+}
+}
 }
 }
 var valid69 = _errs609 === errors;
@@ -10765,59 +10759,79 @@ else {
 var valid69 = true;
 }
 if(valid69){
-if(data194.limits !== undefined){
-let data200 = data194.limits;
+if(data195.allowed_models !== undefined){
+let data199 = data195.allowed_models;
+const _errs611 = errors;
+if(errors === _errs611){
+if(Array.isArray(data199)){
+var valid70 = true;
+const len9 = data199.length;
+for(let i9=0; i9<len9; i9++){
+let data200 = data199[i9];
 const _errs613 = errors;
-if(errors === _errs613){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
-const _errs615 = errors;
-for(const key42 in data200){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-break;
-}
-}
-if(_errs615 === errors){
-if(data200.rpm !== undefined){
-let data201 = data200.rpm;
-const _errs616 = errors;
-if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
-let dataType216 = typeof data201;
+if(typeof data200 !== "string"){
+let dataType216 = typeof data200;
 let coerced216 = undefined;
 if(!(coerced216 !== undefined)){
-if(dataType216 === "boolean" || data201 === null
-              || (dataType216 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
-coerced216 = +data201;
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data200;
+}
+else if(data200 === null){
+coerced216 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data200}];
 return false;
 }
 }
 if(coerced216 !== undefined){
-data201 = coerced216;
-if(data200 !== undefined){
-data200["rpm"] = coerced216;
+data200 = coerced216;
+if(data199 !== undefined){
+data199[i9] = coerced216;
 }
 }
 }
-if(errors === _errs616){
-if(typeof data201 == "number"){
-if(data201 < 1 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+if(errors === _errs613){
+if(typeof data200 === "string"){
+if(func3(data200) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data200}];
 return false;
 }
 }
 }
-var valid71 = _errs616 === errors;
+var valid70 = _errs613 === errors;
+if(!valid70){
+break;
+}
+}
 }
 else {
-var valid71 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data199}];
+return false;
 }
-if(valid71){
-if(data200.rps !== undefined){
-let data202 = data200.rps;
+}
+var valid69 = _errs611 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data195.limits !== undefined){
+let data201 = data195.limits;
+const _errs615 = errors;
+if(errors === _errs615){
+if(data201 && typeof data201 == "object" && !Array.isArray(data201)){
+const _errs617 = errors;
+for(const key42 in data201){
+if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data201}];
+return false;
+break;
+}
+}
+if(_errs617 === errors){
+if(data201.rpm !== undefined){
+let data202 = data201.rpm;
 const _errs618 = errors;
 if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
 let dataType217 = typeof data202;
@@ -10828,21 +10842,21 @@ if(dataType217 === "boolean" || data202 === null
 coerced217 = +data202;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data202}];
 return false;
 }
 }
 if(coerced217 !== undefined){
 data202 = coerced217;
-if(data200 !== undefined){
-data200["rps"] = coerced217;
+if(data201 !== undefined){
+data201["rpm"] = coerced217;
 }
 }
 }
 if(errors === _errs618){
 if(typeof data202 == "number"){
 if(data202 < 1 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data202}];
 return false;
 }
 }
@@ -10853,8 +10867,8 @@ else {
 var valid71 = true;
 }
 if(valid71){
-if(data200.tpm !== undefined){
-let data203 = data200.tpm;
+if(data201.rps !== undefined){
+let data203 = data201.rps;
 const _errs620 = errors;
 if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
 let dataType218 = typeof data203;
@@ -10865,21 +10879,21 @@ if(dataType218 === "boolean" || data203 === null
 coerced218 = +data203;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data203}];
 return false;
 }
 }
 if(coerced218 !== undefined){
 data203 = coerced218;
-if(data200 !== undefined){
-data200["tpm"] = coerced218;
+if(data201 !== undefined){
+data201["rps"] = coerced218;
 }
 }
 }
 if(errors === _errs620){
 if(typeof data203 == "number"){
 if(data203 < 1 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data203}];
 return false;
 }
 }
@@ -10889,83 +10903,120 @@ var valid71 = _errs620 === errors;
 else {
 var valid71 = true;
 }
+if(valid71){
+if(data201.tpm !== undefined){
+let data204 = data201.tpm;
+const _errs622 = errors;
+if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+let dataType219 = typeof data204;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 === "boolean" || data204 === null
+              || (dataType219 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+coerced219 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data204}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data204 = coerced219;
+if(data201 !== undefined){
+data201["tpm"] = coerced219;
+}
+}
+}
+if(errors === _errs622){
+if(typeof data204 == "number"){
+if(data204 < 1 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data204}];
+return false;
+}
+}
+}
+var valid71 = _errs622 === errors;
+}
+else {
+var valid71 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data201}];
 return false;
 }
 }
-var valid69 = _errs613 === errors;
+var valid69 = _errs615 === errors;
 }
 else {
 var valid69 = true;
 }
 if(valid69){
-if(data194.policy !== undefined){
-let data204 = data194.policy;
-const _errs622 = errors;
-if(errors === _errs622){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
+if(data195.policy !== undefined){
+let data205 = data195.policy;
 const _errs624 = errors;
-for(const key43 in data204){
+if(errors === _errs624){
+if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
+const _errs626 = errors;
+for(const key43 in data205){
 if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data205}];
 return false;
 break;
 }
 }
-if(_errs624 === errors){
-if(data204.streaming !== undefined){
-let data205 = data204.streaming;
-const _errs625 = errors;
-if(typeof data205 !== "boolean"){
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(data205 === "false" || data205 === 0 || data205 === null){
-coerced219 = false;
+if(_errs626 === errors){
+if(data205.streaming !== undefined){
+let data206 = data205.streaming;
+const _errs627 = errors;
+if(typeof data206 !== "boolean"){
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(data206 === "false" || data206 === 0 || data206 === null){
+coerced220 = false;
 }
-else if(data205 === "true" || data205 === 1){
-coerced219 = true;
+else if(data206 === "true" || data206 === 1){
+coerced220 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data206}];
 return false;
 }
 }
-if(coerced219 !== undefined){
-data205 = coerced219;
-if(data204 !== undefined){
-data204["streaming"] = coerced219;
+if(coerced220 !== undefined){
+data206 = coerced220;
+if(data205 !== undefined){
+data205["streaming"] = coerced220;
 }
 }
 }
-var valid72 = _errs625 === errors;
+var valid72 = _errs627 === errors;
 }
 else {
 var valid72 = true;
 }
 if(valid72){
-if(data204.max_reasoning_effort !== undefined){
-let data206 = data204.max_reasoning_effort;
-const _errs627 = errors;
-const _errs628 = errors;
-let valid73 = false;
+if(data205.max_reasoning_effort !== undefined){
+let data207 = data205.max_reasoning_effort;
 const _errs629 = errors;
-if(typeof data206 !== "string"){
-let dataType220 = typeof data206;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data206;
+const _errs630 = errors;
+let valid73 = false;
+const _errs631 = errors;
+if(typeof data207 !== "string"){
+let dataType221 = typeof data207;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data207;
 }
-else if(data206 === null){
-coerced220 = "";
+else if(data207 === null){
+coerced221 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data207};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10975,15 +11026,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced220 !== undefined){
-data206 = coerced220;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced220;
+if(coerced221 !== undefined){
+data207 = coerced221;
+if(data205 !== undefined){
+data205["max_reasoning_effort"] = coerced221;
 }
 }
 }
-if("none" !== data206){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+if("none" !== data207){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data207};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10992,22 +11043,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs629 === errors;
+var _valid19 = _errs631 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs631 = errors;
-if(typeof data206 !== "string"){
-let dataType221 = typeof data206;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data206;
+const _errs633 = errors;
+if(typeof data207 !== "string"){
+let dataType222 = typeof data207;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data207;
 }
-else if(data206 === null){
-coerced221 = "";
+else if(data207 === null){
+coerced222 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data207};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11017,15 +11068,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data206 = coerced221;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced221;
+if(coerced222 !== undefined){
+data207 = coerced222;
+if(data205 !== undefined){
+data205["max_reasoning_effort"] = coerced222;
 }
 }
 }
-if("minimal" !== data206){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+if("minimal" !== data207){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data207};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11034,22 +11085,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs631 === errors;
+var _valid19 = _errs633 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs633 = errors;
-if(typeof data206 !== "string"){
-let dataType222 = typeof data206;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data206;
+const _errs635 = errors;
+if(typeof data207 !== "string"){
+let dataType223 = typeof data207;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 == "number" || dataType223 == "boolean"){
+coerced223 = "" + data207;
 }
-else if(data206 === null){
-coerced222 = "";
+else if(data207 === null){
+coerced223 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data207};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11059,15 +11110,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data206 = coerced222;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced222;
+if(coerced223 !== undefined){
+data207 = coerced223;
+if(data205 !== undefined){
+data205["max_reasoning_effort"] = coerced223;
 }
 }
 }
-if("low" !== data206){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+if("low" !== data207){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data207};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11076,22 +11127,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs633 === errors;
+var _valid19 = _errs635 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs635 = errors;
-if(typeof data206 !== "string"){
-let dataType223 = typeof data206;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data206;
+const _errs637 = errors;
+if(typeof data207 !== "string"){
+let dataType224 = typeof data207;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data207;
 }
-else if(data206 === null){
-coerced223 = "";
+else if(data207 === null){
+coerced224 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data207};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11101,15 +11152,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced223 !== undefined){
-data206 = coerced223;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced223;
+if(coerced224 !== undefined){
+data207 = coerced224;
+if(data205 !== undefined){
+data205["max_reasoning_effort"] = coerced224;
 }
 }
 }
-if("medium" !== data206){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+if("medium" !== data207){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data207};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11118,22 +11169,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs635 === errors;
+var _valid19 = _errs637 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs637 = errors;
-if(typeof data206 !== "string"){
-let dataType224 = typeof data206;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data206;
+const _errs639 = errors;
+if(typeof data207 !== "string"){
+let dataType225 = typeof data207;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data207;
 }
-else if(data206 === null){
-coerced224 = "";
+else if(data207 === null){
+coerced225 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data207};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11143,15 +11194,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced224 !== undefined){
-data206 = coerced224;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced224;
+if(coerced225 !== undefined){
+data207 = coerced225;
+if(data205 !== undefined){
+data205["max_reasoning_effort"] = coerced225;
 }
 }
 }
-if("high" !== data206){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+if("high" !== data207){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data207};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11160,22 +11211,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs637 === errors;
+var _valid19 = _errs639 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs639 = errors;
-if(typeof data206 !== "string"){
-let dataType225 = typeof data206;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data206;
+const _errs641 = errors;
+if(typeof data207 !== "string"){
+let dataType226 = typeof data207;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data207;
 }
-else if(data206 === null){
-coerced225 = "";
+else if(data207 === null){
+coerced226 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data207};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11185,15 +11236,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced225 !== undefined){
-data206 = coerced225;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced225;
+if(coerced226 !== undefined){
+data207 = coerced226;
+if(data205 !== undefined){
+data205["max_reasoning_effort"] = coerced226;
 }
 }
 }
-if("xhigh" !== data206){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+if("xhigh" !== data207){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data207};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11202,22 +11253,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs639 === errors;
+var _valid19 = _errs641 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs641 = errors;
-if(typeof data206 !== "string"){
-let dataType226 = typeof data206;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data206;
+const _errs643 = errors;
+if(typeof data207 !== "string"){
+let dataType227 = typeof data207;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "number" || dataType227 == "boolean"){
+coerced227 = "" + data207;
 }
-else if(data206 === null){
-coerced226 = "";
+else if(data207 === null){
+coerced227 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data207};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11227,15 +11278,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced226 !== undefined){
-data206 = coerced226;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced226;
+if(coerced227 !== undefined){
+data207 = coerced227;
+if(data205 !== undefined){
+data205["max_reasoning_effort"] = coerced227;
 }
 }
 }
-if("max" !== data206){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+if("max" !== data207){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data207};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11244,7 +11295,7 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs641 === errors;
+var _valid19 = _errs643 === errors;
 valid73 = valid73 || _valid19;
 }
 }
@@ -11253,7 +11304,7 @@ valid73 = valid73 || _valid19;
 }
 }
 if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data206};
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data207};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11265,17 +11316,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs628;
+errors = _errs630;
 if(vErrors !== null){
-if(_errs628){
-vErrors.length = _errs628;
+if(_errs630){
+vErrors.length = _errs630;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid72 = _errs627 === errors;
+var valid72 = _errs629 === errors;
 }
 else {
 var valid72 = true;
@@ -11284,11 +11335,11 @@ var valid72 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data205}];
 return false;
 }
 }
-var valid69 = _errs622 === errors;
+var valid69 = _errs624 === errors;
 }
 else {
 var valid69 = true;
@@ -11302,95 +11353,56 @@ var valid69 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data195}];
 return false;
 }
 }
-var valid68 = _errs600 === errors;
+var valid68 = _errs602 === errors;
 if(!valid68){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data194}];
 return false;
 }
 }
-var valid0 = _errs598 === errors;
+var valid0 = _errs600 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data207 = data.keys;
-const _errs643 = errors;
-if(errors === _errs643){
-if(Array.isArray(data207)){
-var valid74 = true;
-const len10 = data207.length;
-for(let i10=0; i10<len10; i10++){
-let data208 = data207[i10];
+let data208 = data.keys;
 const _errs645 = errors;
 if(errors === _errs645){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
+if(Array.isArray(data208)){
+var valid74 = true;
+const len10 = data208.length;
+for(let i10=0; i10<len10; i10++){
+let data209 = data208[i10];
+const _errs647 = errors;
+if(errors === _errs647){
+if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
 let missing14;
-if((data208.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data208}];
+if((data209.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data209}];
 return false;
 }
 else {
-const _errs647 = errors;
-for(const key44 in data208){
+const _errs649 = errors;
+for(const key44 in data209){
 if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data209}];
 return false;
 break;
 }
 }
-if(_errs647 === errors){
-if(data208.key !== undefined){
-let data209 = data208.key;
-const _errs648 = errors;
-if(typeof data209 !== "string"){
-let dataType227 = typeof data209;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data209;
-}
-else if(data209 === null){
-coerced227 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-if(coerced227 !== undefined){
-data209 = coerced227;
-if(data208 !== undefined){
-data208["key"] = coerced227;
-}
-}
-}
-if(errors === _errs648){
-if(typeof data209 === "string"){
-if(func3(data209) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-}
-var valid75 = _errs648 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.account !== undefined){
-let data210 = data208.account;
+if(_errs649 === errors){
+if(data209.key !== undefined){
+let data210 = data209.key;
 const _errs650 = errors;
 if(typeof data210 !== "string"){
 let dataType228 = typeof data210;
@@ -11403,21 +11415,21 @@ else if(data210 === null){
 coerced228 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data210}];
 return false;
 }
 }
 if(coerced228 !== undefined){
 data210 = coerced228;
-if(data208 !== undefined){
-data208["account"] = coerced228;
+if(data209 !== undefined){
+data209["key"] = coerced228;
 }
 }
 }
 if(errors === _errs650){
 if(typeof data210 === "string"){
-if(func3(data210) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
+if(func3(data210) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data210}];
 return false;
 }
 }
@@ -11428,8 +11440,8 @@ else {
 var valid75 = true;
 }
 if(valid75){
-if(data208.name !== undefined){
-let data211 = data208.name;
+if(data209.account !== undefined){
+let data211 = data209.account;
 const _errs652 = errors;
 if(typeof data211 !== "string"){
 let dataType229 = typeof data211;
@@ -11442,14 +11454,22 @@ else if(data211 === null){
 coerced229 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data211}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data211}];
 return false;
 }
 }
 if(coerced229 !== undefined){
 data211 = coerced229;
-if(data208 !== undefined){
-data208["name"] = coerced229;
+if(data209 !== undefined){
+data209["account"] = coerced229;
+}
+}
+}
+if(errors === _errs652){
+if(typeof data211 === "string"){
+if(func3(data211) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data211}];
+return false;
 }
 }
 }
@@ -11459,40 +11479,28 @@ else {
 var valid75 = true;
 }
 if(valid75){
-if(data208.spend_limit !== undefined){
-let data212 = data208.spend_limit;
+if(data209.name !== undefined){
+let data212 = data209.name;
 const _errs654 = errors;
-if(!(typeof data212 == "number")){
+if(typeof data212 !== "string"){
 let dataType230 = typeof data212;
 let coerced230 = undefined;
 if(!(coerced230 !== undefined)){
-if(dataType230 == "boolean" || data212 === null
-              || (dataType230 == "string" && data212 && data212 == +data212)){
-coerced230 = +data212;
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data212;
+}
+else if(data212 === null){
+coerced230 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data212}];
 return false;
 }
 }
 if(coerced230 !== undefined){
 data212 = coerced230;
-if(data208 !== undefined){
-data208["spend_limit"] = coerced230;
-}
-}
-}
-if(errors === _errs654){
-if(typeof data212 == "number"){
-if(data212 > 1000000 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-else {
-if(data212 < 0 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
+if(data209 !== undefined){
+data209["name"] = coerced230;
 }
 }
 }
@@ -11502,59 +11510,65 @@ else {
 var valid75 = true;
 }
 if(valid75){
-if(data208.limits !== undefined){
-let data213 = data208.limits;
+if(data209.spend_limit !== undefined){
+let data213 = data209.spend_limit;
 const _errs656 = errors;
-if(errors === _errs656){
-if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
-const _errs658 = errors;
-for(const key45 in data213){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-break;
-}
-}
-if(_errs658 === errors){
-if(data213.rpm !== undefined){
-let data214 = data213.rpm;
-const _errs659 = errors;
-if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
-let dataType231 = typeof data214;
+if(!(typeof data213 == "number")){
+let dataType231 = typeof data213;
 let coerced231 = undefined;
 if(!(coerced231 !== undefined)){
-if(dataType231 === "boolean" || data214 === null
-              || (dataType231 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
-coerced231 = +data214;
+if(dataType231 == "boolean" || data213 === null
+              || (dataType231 == "string" && data213 && data213 == +data213)){
+coerced231 = +data213;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data213}];
 return false;
 }
 }
 if(coerced231 !== undefined){
-data214 = coerced231;
-if(data213 !== undefined){
-data213["rpm"] = coerced231;
+data213 = coerced231;
+if(data209 !== undefined){
+data209["spend_limit"] = coerced231;
 }
 }
 }
-if(errors === _errs659){
-if(typeof data214 == "number"){
-if(data214 < 1 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
+if(errors === _errs656){
+if(typeof data213 == "number"){
+if(data213 > 1000000 || isNaN(data213)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data213}];
+return false;
+}
+else {
+if(data213 < 0 || isNaN(data213)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data213}];
 return false;
 }
 }
 }
-var valid76 = _errs659 === errors;
+}
+var valid75 = _errs656 === errors;
 }
 else {
-var valid76 = true;
+var valid75 = true;
 }
-if(valid76){
-if(data213.rps !== undefined){
-let data215 = data213.rps;
+if(valid75){
+if(data209.limits !== undefined){
+let data214 = data209.limits;
+const _errs658 = errors;
+if(errors === _errs658){
+if(data214 && typeof data214 == "object" && !Array.isArray(data214)){
+const _errs660 = errors;
+for(const key45 in data214){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data214}];
+return false;
+break;
+}
+}
+if(_errs660 === errors){
+if(data214.rpm !== undefined){
+let data215 = data214.rpm;
 const _errs661 = errors;
 if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
 let dataType232 = typeof data215;
@@ -11565,21 +11579,21 @@ if(dataType232 === "boolean" || data215 === null
 coerced232 = +data215;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data215}];
 return false;
 }
 }
 if(coerced232 !== undefined){
 data215 = coerced232;
-if(data213 !== undefined){
-data213["rps"] = coerced232;
+if(data214 !== undefined){
+data214["rpm"] = coerced232;
 }
 }
 }
 if(errors === _errs661){
 if(typeof data215 == "number"){
 if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data215}];
 return false;
 }
 }
@@ -11590,8 +11604,8 @@ else {
 var valid76 = true;
 }
 if(valid76){
-if(data213.tpm !== undefined){
-let data216 = data213.tpm;
+if(data214.rps !== undefined){
+let data216 = data214.rps;
 const _errs663 = errors;
 if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
 let dataType233 = typeof data216;
@@ -11602,21 +11616,21 @@ if(dataType233 === "boolean" || data216 === null
 coerced233 = +data216;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data216}];
 return false;
 }
 }
 if(coerced233 !== undefined){
 data216 = coerced233;
-if(data213 !== undefined){
-data213["tpm"] = coerced233;
+if(data214 !== undefined){
+data214["rps"] = coerced233;
 }
 }
 }
 if(errors === _errs663){
 if(typeof data216 == "number"){
 if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data216}];
 return false;
 }
 }
@@ -11626,140 +11640,177 @@ var valid76 = _errs663 === errors;
 else {
 var valid76 = true;
 }
+if(valid76){
+if(data214.tpm !== undefined){
+let data217 = data214.tpm;
+const _errs665 = errors;
+if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
+let dataType234 = typeof data217;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 === "boolean" || data217 === null
+              || (dataType234 === "string" && data217 && data217 == +data217 && !(data217 % 1))){
+coerced234 = +data217;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data217}];
+return false;
+}
+}
+if(coerced234 !== undefined){
+data217 = coerced234;
+if(data214 !== undefined){
+data214["tpm"] = coerced234;
+}
+}
+}
+if(errors === _errs665){
+if(typeof data217 == "number"){
+if(data217 < 1 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data217}];
+return false;
+}
+}
+}
+var valid76 = _errs665 === errors;
+}
+else {
+var valid76 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data214}];
 return false;
 }
 }
-var valid75 = _errs656 === errors;
+var valid75 = _errs658 === errors;
 }
 else {
 var valid75 = true;
 }
 if(valid75){
-if(data208.allowed_models !== undefined){
-let data217 = data208.allowed_models;
-const _errs665 = errors;
-if(errors === _errs665){
-if(Array.isArray(data217)){
-var valid77 = true;
-const len11 = data217.length;
-for(let i11=0; i11<len11; i11++){
-let data218 = data217[i11];
+if(data209.allowed_models !== undefined){
+let data218 = data209.allowed_models;
 const _errs667 = errors;
-if(typeof data218 !== "string"){
-let dataType234 = typeof data218;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data218;
+if(errors === _errs667){
+if(Array.isArray(data218)){
+var valid77 = true;
+const len11 = data218.length;
+for(let i11=0; i11<len11; i11++){
+let data219 = data218[i11];
+const _errs669 = errors;
+if(typeof data219 !== "string"){
+let dataType235 = typeof data219;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data219;
 }
-else if(data218 === null){
-coerced234 = "";
+else if(data219 === null){
+coerced235 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data219}];
 return false;
 }
 }
-if(coerced234 !== undefined){
-data218 = coerced234;
-if(data217 !== undefined){
-data217[i11] = coerced234;
+if(coerced235 !== undefined){
+data219 = coerced235;
+if(data218 !== undefined){
+data218[i11] = coerced235;
 }
 }
 }
-if(errors === _errs667){
-if(typeof data218 === "string"){
-if(func3(data218) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
+if(errors === _errs669){
+if(typeof data219 === "string"){
+if(func3(data219) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data219}];
 return false;
 }
 }
 }
-var valid77 = _errs667 === errors;
+var valid77 = _errs669 === errors;
 if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data217}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data218}];
 return false;
 }
 }
-var valid75 = _errs665 === errors;
+var valid75 = _errs667 === errors;
 }
 else {
 var valid75 = true;
 }
 if(valid75){
-if(data208.policy !== undefined){
-let data219 = data208.policy;
-const _errs669 = errors;
-if(errors === _errs669){
-if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
+if(data209.policy !== undefined){
+let data220 = data209.policy;
 const _errs671 = errors;
-for(const key46 in data219){
+if(errors === _errs671){
+if(data220 && typeof data220 == "object" && !Array.isArray(data220)){
+const _errs673 = errors;
+for(const key46 in data220){
 if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data220}];
 return false;
 break;
 }
 }
-if(_errs671 === errors){
-if(data219.streaming !== undefined){
-let data220 = data219.streaming;
-const _errs672 = errors;
-if(typeof data220 !== "boolean"){
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(data220 === "false" || data220 === 0 || data220 === null){
-coerced235 = false;
+if(_errs673 === errors){
+if(data220.streaming !== undefined){
+let data221 = data220.streaming;
+const _errs674 = errors;
+if(typeof data221 !== "boolean"){
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(data221 === "false" || data221 === 0 || data221 === null){
+coerced236 = false;
 }
-else if(data220 === "true" || data220 === 1){
-coerced235 = true;
+else if(data221 === "true" || data221 === 1){
+coerced236 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data220}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data221}];
 return false;
 }
 }
-if(coerced235 !== undefined){
-data220 = coerced235;
-if(data219 !== undefined){
-data219["streaming"] = coerced235;
+if(coerced236 !== undefined){
+data221 = coerced236;
+if(data220 !== undefined){
+data220["streaming"] = coerced236;
 }
 }
 }
-var valid78 = _errs672 === errors;
+var valid78 = _errs674 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data219.max_reasoning_effort !== undefined){
-let data221 = data219.max_reasoning_effort;
-const _errs674 = errors;
-const _errs675 = errors;
-let valid79 = false;
+if(data220.max_reasoning_effort !== undefined){
+let data222 = data220.max_reasoning_effort;
 const _errs676 = errors;
-if(typeof data221 !== "string"){
-let dataType236 = typeof data221;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data221;
+const _errs677 = errors;
+let valid79 = false;
+const _errs678 = errors;
+if(typeof data222 !== "string"){
+let dataType237 = typeof data222;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data222;
 }
-else if(data221 === null){
-coerced236 = "";
+else if(data222 === null){
+coerced237 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data222};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11769,15 +11820,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced236;
+if(coerced237 !== undefined){
+data222 = coerced237;
+if(data220 !== undefined){
+data220["max_reasoning_effort"] = coerced237;
 }
 }
 }
-if("none" !== data221){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+if("none" !== data222){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data222};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11786,22 +11837,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs676 === errors;
+var _valid20 = _errs678 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs678 = errors;
-if(typeof data221 !== "string"){
-let dataType237 = typeof data221;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data221;
+const _errs680 = errors;
+if(typeof data222 !== "string"){
+let dataType238 = typeof data222;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data222;
 }
-else if(data221 === null){
-coerced237 = "";
+else if(data222 === null){
+coerced238 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data222};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11811,15 +11862,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data221 = coerced237;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced237;
+if(coerced238 !== undefined){
+data222 = coerced238;
+if(data220 !== undefined){
+data220["max_reasoning_effort"] = coerced238;
 }
 }
 }
-if("minimal" !== data221){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+if("minimal" !== data222){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data222};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11828,22 +11879,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs678 === errors;
+var _valid20 = _errs680 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs680 = errors;
-if(typeof data221 !== "string"){
-let dataType238 = typeof data221;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data221;
+const _errs682 = errors;
+if(typeof data222 !== "string"){
+let dataType239 = typeof data222;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data222;
 }
-else if(data221 === null){
-coerced238 = "";
+else if(data222 === null){
+coerced239 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data222};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11853,15 +11904,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data221 = coerced238;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced238;
+if(coerced239 !== undefined){
+data222 = coerced239;
+if(data220 !== undefined){
+data220["max_reasoning_effort"] = coerced239;
 }
 }
 }
-if("low" !== data221){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+if("low" !== data222){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data222};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11870,22 +11921,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs680 === errors;
+var _valid20 = _errs682 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs682 = errors;
-if(typeof data221 !== "string"){
-let dataType239 = typeof data221;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data221;
+const _errs684 = errors;
+if(typeof data222 !== "string"){
+let dataType240 = typeof data222;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data222;
 }
-else if(data221 === null){
-coerced239 = "";
+else if(data222 === null){
+coerced240 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data222};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11895,15 +11946,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced239 !== undefined){
-data221 = coerced239;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced239;
+if(coerced240 !== undefined){
+data222 = coerced240;
+if(data220 !== undefined){
+data220["max_reasoning_effort"] = coerced240;
 }
 }
 }
-if("medium" !== data221){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+if("medium" !== data222){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data222};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11912,22 +11963,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs682 === errors;
+var _valid20 = _errs684 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs684 = errors;
-if(typeof data221 !== "string"){
-let dataType240 = typeof data221;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data221;
+const _errs686 = errors;
+if(typeof data222 !== "string"){
+let dataType241 = typeof data222;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data222;
 }
-else if(data221 === null){
-coerced240 = "";
+else if(data222 === null){
+coerced241 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data222};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11937,15 +11988,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced240 !== undefined){
-data221 = coerced240;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced240;
+if(coerced241 !== undefined){
+data222 = coerced241;
+if(data220 !== undefined){
+data220["max_reasoning_effort"] = coerced241;
 }
 }
 }
-if("high" !== data221){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+if("high" !== data222){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data222};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11954,22 +12005,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs684 === errors;
+var _valid20 = _errs686 === errors;
 valid79 = valid79 || _valid20;
 if(!valid79){
-const _errs686 = errors;
-if(typeof data221 !== "string"){
-let dataType241 = typeof data221;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data221;
+const _errs688 = errors;
+if(typeof data222 !== "string"){
+let dataType242 = typeof data222;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data222;
 }
-else if(data221 === null){
-coerced241 = "";
+else if(data222 === null){
+coerced242 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data222};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11979,15 +12030,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced241 !== undefined){
-data221 = coerced241;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced241;
+if(coerced242 !== undefined){
+data222 = coerced242;
+if(data220 !== undefined){
+data220["max_reasoning_effort"] = coerced242;
 }
 }
 }
-if("xhigh" !== data221){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+if("xhigh" !== data222){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data222};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11996,104 +12047,10 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs686 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs688 = errors;
-if(typeof data221 !== "string"){
-let dataType242 = typeof data221;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data221;
-}
-else if(data221 === null){
-coerced242 = "";
-}
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
-if(vErrors === null){
-vErrors = [err220];
-}
-else {
-vErrors.push(err220);
-}
-errors++;
-}
-}
-if(coerced242 !== undefined){
-data221 = coerced242;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced242;
-}
-}
-}
-if("max" !== data221){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
-if(vErrors === null){
-vErrors = [err221];
-}
-else {
-vErrors.push(err221);
-}
-errors++;
-}
 var _valid20 = _errs688 === errors;
 valid79 = valid79 || _valid20;
-}
-}
-}
-}
-}
-}
 if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data221};
-if(vErrors === null){
-vErrors = [err222];
-}
-else {
-vErrors.push(err222);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs675;
-if(vErrors !== null){
-if(_errs675){
-vErrors.length = _errs675;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid78 = _errs674 === errors;
-}
-else {
-var valid78 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
-return false;
-}
-}
-var valid75 = _errs669 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.status !== undefined){
-let data222 = data208.status;
 const _errs690 = errors;
-const _errs691 = errors;
-let valid80 = false;
-const _errs692 = errors;
 if(typeof data222 !== "string"){
 let dataType243 = typeof data222;
 let coerced243 = undefined;
@@ -12105,7 +12062,101 @@ else if(data222 === null){
 coerced243 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data222};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+if(coerced243 !== undefined){
+data222 = coerced243;
+if(data220 !== undefined){
+data220["max_reasoning_effort"] = coerced243;
+}
+}
+}
+if("max" !== data222){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data222};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+var _valid20 = _errs690 === errors;
+valid79 = valid79 || _valid20;
+}
+}
+}
+}
+}
+}
+if(!valid79){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data222};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs677;
+if(vErrors !== null){
+if(_errs677){
+vErrors.length = _errs677;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid78 = _errs676 === errors;
+}
+else {
+var valid78 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data220}];
+return false;
+}
+}
+var valid75 = _errs671 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data209.status !== undefined){
+let data223 = data209.status;
+const _errs692 = errors;
+const _errs693 = errors;
+let valid80 = false;
+const _errs694 = errors;
+if(typeof data223 !== "string"){
+let dataType244 = typeof data223;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "number" || dataType244 == "boolean"){
+coerced244 = "" + data223;
+}
+else if(data223 === null){
+coerced244 = "";
+}
+else {
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data223};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12115,15 +12166,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced243 !== undefined){
-data222 = coerced243;
-if(data208 !== undefined){
-data208["status"] = coerced243;
+if(coerced244 !== undefined){
+data223 = coerced244;
+if(data209 !== undefined){
+data209["status"] = coerced244;
 }
 }
 }
-if("active" !== data222){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+if("active" !== data223){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data223};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12132,22 +12183,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs692 === errors;
+var _valid21 = _errs694 === errors;
 valid80 = valid80 || _valid21;
 if(!valid80){
-const _errs694 = errors;
-if(typeof data222 !== "string"){
-let dataType244 = typeof data222;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data222;
+const _errs696 = errors;
+if(typeof data223 !== "string"){
+let dataType245 = typeof data223;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data223;
 }
-else if(data222 === null){
-coerced244 = "";
+else if(data223 === null){
+coerced245 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data223};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12157,15 +12208,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data222 = coerced244;
-if(data208 !== undefined){
-data208["status"] = coerced244;
+if(coerced245 !== undefined){
+data223 = coerced245;
+if(data209 !== undefined){
+data209["status"] = coerced245;
 }
 }
 }
-if("blocked" !== data222){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+if("blocked" !== data223){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data223};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12174,22 +12225,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs694 === errors;
+var _valid21 = _errs696 === errors;
 valid80 = valid80 || _valid21;
 if(!valid80){
-const _errs696 = errors;
-if(typeof data222 !== "string"){
-let dataType245 = typeof data222;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data222;
+const _errs698 = errors;
+if(typeof data223 !== "string"){
+let dataType246 = typeof data223;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data223;
 }
-else if(data222 === null){
-coerced245 = "";
+else if(data223 === null){
+coerced246 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data223};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12199,15 +12250,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data222 = coerced245;
-if(data208 !== undefined){
-data208["status"] = coerced245;
+if(coerced246 !== undefined){
+data223 = coerced246;
+if(data209 !== undefined){
+data209["status"] = coerced246;
 }
 }
 }
-if("revoked" !== data222){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+if("revoked" !== data223){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data223};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12216,22 +12267,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs696 === errors;
+var _valid21 = _errs698 === errors;
 valid80 = valid80 || _valid21;
 if(!valid80){
-const _errs698 = errors;
-if(typeof data222 !== "string"){
-let dataType246 = typeof data222;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data222;
+const _errs700 = errors;
+if(typeof data223 !== "string"){
+let dataType247 = typeof data223;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data223;
 }
-else if(data222 === null){
-coerced246 = "";
+else if(data223 === null){
+coerced247 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data223};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12241,15 +12292,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced246 !== undefined){
-data222 = coerced246;
-if(data208 !== undefined){
-data208["status"] = coerced246;
+if(coerced247 !== undefined){
+data223 = coerced247;
+if(data209 !== undefined){
+data209["status"] = coerced247;
 }
 }
 }
-if("deleted" !== data222){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+if("deleted" !== data223){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data223};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12258,13 +12309,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs698 === errors;
+var _valid21 = _errs700 === errors;
 valid80 = valid80 || _valid21;
 }
 }
 }
 if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data222};
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data223};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12276,17 +12327,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs691;
+errors = _errs693;
 if(vErrors !== null){
-if(_errs691){
-vErrors.length = _errs691;
+if(_errs693){
+vErrors.length = _errs693;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs690 === errors;
+var valid75 = _errs692 === errors;
 }
 else {
 var valid75 = true;
@@ -12302,22 +12353,22 @@ var valid75 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data209}];
 return false;
 }
 }
-var valid74 = _errs645 === errors;
+var valid74 = _errs647 === errors;
 if(!valid74){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data208}];
 return false;
 }
 }
-var valid0 = _errs643 === errors;
+var valid0 = _errs645 === errors;
 }
 else {
 var valid0 = true;
