@@ -12,6 +12,7 @@ import type { ResponseStore } from './responses-state/response-store.js';
 import type { UsageLedger } from './billing/usage-ledger.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { BlockList } from 'node:net';
+import type { RequestLogWriter } from './request-log/request-log-writer.js';
 
 /**
  * What the routes need. Built at start; `config` and `models` are
@@ -40,6 +41,8 @@ export interface GatewayServices {
   readonly readiness: ReadinessChecks;
   /** Run once at shutdown after in-flight requests ended (flush usage rows, close stores). */
   readonly shutdownHooks: ShutdownHooks;
+  /** The request record's writer (PRODUCT decision 28); undefined when `request_log.enabled` is off. */
+  readonly requestRecords: RequestLogWriter | undefined;
   /** Prometheus metrics; `metrics.recordCost(model, usd)` books cost. */
   readonly metrics: GatewayMetrics;
 }

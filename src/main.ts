@@ -24,6 +24,7 @@ import { UsageJournal } from './billing/usage-journal.js';
 import { createRateLimiter } from './limits/rate-limiter.js';
 import { trustedProxyList } from './limits/client-ip.js';
 import { UsageLedger } from './billing/usage-ledger.js';
+import { RequestLogWriter } from './request-log/request-log-writer.js';
 import { BoundedResponseStore } from './responses-state/bounded-response-store.js';
 
 /** A running gateway. */
@@ -106,6 +107,29 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const readiness = new ReadinessChecks();
   const responses = new BoundedResponseStore(store.responseRows, () => services.config.responses, logger);
   let http: GatewayHttpServer | undefined;
+  const metrics = new GatewayMetrics(
+    {
+      nodes: () => nodes.list(),
+      instances: () => cluster.instanceCount,
+      readiness,
+      requestsInFlight: () => http?.requestsInFlight() ?? 0,
+      isKnownModel: (model) => services.models.has(model),
+      usageRowsWaiting: () => usage.pendingRows,
+      storedResponses: () => responses.size(),
+    },
+    { processMetrics: config.metrics.enabled },
+  );
+  const requestRecords = config.requestLog.enabled
+    ? new RequestLogWriter(
+        store.requestLog,
+        {
+          settings: () => services.config.requestLog,
+          knownSecrets: () => knownSecrets(services.config),
+        },
+        logger,
+        metrics.registry,
+      )
+    : undefined;
   const services: GatewayServices = {
     config,
     models: modelsOf(config),
@@ -121,18 +145,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     trustedProxies: trustedProxyList(config.trustedProxies),
     readiness,
     shutdownHooks: new ShutdownHooks(),
-    metrics: new GatewayMetrics(
-      {
-        nodes: () => nodes.list(),
-        instances: () => cluster.instanceCount,
-        readiness,
-        requestsInFlight: () => http?.requestsInFlight() ?? 0,
-        isKnownModel: (model) => services.models.has(model),
-        usageRowsWaiting: () => usage.pendingRows,
-        storedResponses: () => responses.size(),
-      },
-      { processMetrics: config.metrics.enabled },
-    ),
+    requestRecords,
+    metrics,
   };
   readiness.register(modelsRoutableCheck(services));
   readiness.register({ name: 'store', check: () => store.ping() });
@@ -142,6 +156,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   services.shutdownHooks.add({ name: 'rate limiter', run: () => services.limiter.close() });
   if (holds !== undefined) services.shutdownHooks.add({ name: 'spend holds', run: () => holds.close() });
   services.shutdownHooks.add({ name: 'usage ledger', run: () => usage.close() });
+  if (requestRecords !== undefined) {
+    requestRecords.start();
+    services.shutdownHooks.add({ name: 'request records', run: () => requestRecords.close() });
+  }
   services.shutdownHooks.add({ name: 'instance registry', run: () => cluster.leave() });
   services.shutdownHooks.add({ name: 'stored responses sweep', run: () => responses.stop() });
   responses.startSweeping();
@@ -238,4 +256,12 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** The secrets a kept request or reply body must not hold: the keys of the file, the admin key, the nodes' keys. */
+function knownSecrets(config: GatewayConfig): string[] {
+  const secrets = config.keys.map((key) => key.key);
+  if (config.adminKey !== undefined) secrets.push(config.adminKey);
+  for (const node of config.nodes) if (node.apiKey !== undefined) secrets.push(node.apiKey);
+  return secrets;
 }

@@ -99,6 +99,31 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
   },
   { method: 'GET', pattern: path('usage'), status: 200, run: (service, input) => service.usageReport(query(input)) },
   { method: 'GET', pattern: path('stats'), status: 200, run: (service, input) => service.usageStats(query(input)) },
+  // The request record (PRODUCT decision 28); stats and unauthenticated before {id}, which would match them.
+  {
+    method: 'GET',
+    pattern: path('requests'),
+    status: 200,
+    run: (service, input) => service.requests.list(query(input)),
+  },
+  {
+    method: 'GET',
+    pattern: path('requests/stats'),
+    status: 200,
+    run: (service, input) => service.requests.stats(query(input)),
+  },
+  {
+    method: 'GET',
+    pattern: path('requests/unauthenticated'),
+    status: 200,
+    run: (service, input) => service.requests.unauthenticated(query(input)),
+  },
+  {
+    method: 'GET',
+    pattern: path(`requests/${ID}`),
+    status: 200,
+    run: (service, input) => service.requests.show(input.id),
+  },
 ];
 
 /**

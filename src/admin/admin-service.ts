@@ -26,6 +26,7 @@ import {
   validateUpdateKey,
 } from '../validation/generated/validate-admin-bodies.js';
 import type { PolicyBody } from './admin-schemas.js';
+import { RequestLogQueries, type PendingRecords } from './request-log-queries.js';
 
 const MAX_USAGE_ROWS = 1000;
 const DEFAULT_USAGE_ROWS = 100;
@@ -176,11 +177,18 @@ function timeParam(name: string, value: string | undefined): string | undefined 
  * cache takes each change before the call returns, so the next request sees it.
  */
 export class AdminService {
+  /** The request record (PRODUCT decision 28). */
+  readonly requests: RequestLogQueries;
+
   constructor(
     private readonly store: Store,
     private readonly cache?: AccountCache,
     private readonly usage?: UsageLedger,
-  ) {}
+    /** The gateway's request record writer: flushed before each read, so a read sees the requests just made. */
+    pendingRecords?: PendingRecords,
+  ) {
+    this.requests = new RequestLogQueries(store.requestLog, pendingRecords);
+  }
 
   private async changed(change: StoreChange): Promise<void> {
     await this.cache?.reload(change);

@@ -213,6 +213,9 @@ const ModelReasoningSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** `request_log` on a model, account or key: `bodies: true` keeps request and reply bodies in its request records. */
+const RequestLogBodiesSchema = Type.Object({ bodies: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+
 const ModelSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
@@ -227,6 +230,7 @@ const ModelSchema = Type.Object(
     pricing: Type.Optional(PricingSchema),
     priced_features: Type.Optional(PricedFeaturesSchema),
     routes: Type.Array(RouteSchema, { minItems: 1 }),
+    request_log: Type.Optional(RequestLogBodiesSchema),
   },
   { additionalProperties: false },
 );
@@ -249,6 +253,7 @@ const AccountSchema = Type.Object(
     allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     limits: Type.Optional(RateLimitsSchema),
     policy: Type.Optional(PolicySchema),
+    request_log: Type.Optional(RequestLogBodiesSchema),
   },
   { additionalProperties: false },
 );
@@ -266,6 +271,7 @@ const KeySchema = Type.Object(
     status: Type.Optional(
       Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('revoked'), Type.Literal('deleted')]),
     ),
+    request_log: Type.Optional(RequestLogBodiesSchema),
   },
   { additionalProperties: false },
 );
@@ -311,6 +317,25 @@ export const ConfigFileSchema = Type.Object(
           max_conversation_responses: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
           /** A previous_response_id whose stored conversation is larger is refused with 400. */
           max_conversation_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** The request record (PRODUCT decision 28): one per request with a valid key. */
+    request_log: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+          max_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+          body_retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+          max_body_bytes: Type.Optional(Type.Integer({ minimum: 256, maximum: 16 * 1024 * 1024 })),
+          flush_interval_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 60_000 })),
+          max_batch_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+          max_queue_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+          write_timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
+          purge_interval_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 86_400_000 })),
+          max_unauthenticated_addresses: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
         },
         { additionalProperties: false },
       ),

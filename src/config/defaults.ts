@@ -20,6 +20,20 @@ export const DEFAULTS = {
     maxConversationResponses: 1000,
     maxConversationBytes: 32 * 1024 * 1024,
   },
+  /** PRODUCT decision 28: a week of records, bodies a day; batches every second, a bounded queue. */
+  requestLog: {
+    enabled: true,
+    retentionDays: 7,
+    maxRows: 1_000_000,
+    bodyRetentionDays: 1,
+    maxBodyBytes: 64 * 1024,
+    flushIntervalMs: 1_000,
+    maxBatchRows: 1_000,
+    maxQueueRows: 20_000,
+    writeTimeoutMs: 5_000,
+    purgeIntervalMs: 60_000,
+    maxUnauthenticatedAddresses: 1_000,
+  },
   logLevel: 'info',
   /** A console sign-in lasts 12 hours. */
   consoleSessionTtlSeconds: 12 * 3600,

@@ -163,6 +163,8 @@ export interface ModelConfig {
   /** Priced node features the model allows (server tools, service tiers, betas); absent: none. */
   readonly pricedFeatures?: PricedFeatures;
   readonly routes: readonly ModelRoute[];
+  /** `request_log.bodies: true`: the request records of this model keep the request and reply bodies. */
+  readonly requestLogBodies?: boolean;
 }
 
 /** Features an account or key may be denied. */
@@ -179,6 +181,8 @@ export interface AccountConfig {
   readonly allowedModels: readonly string[] | undefined;
   readonly limits: RateLimitSettings | undefined;
   readonly policy: PolicyConfig | undefined;
+  /** `request_log.bodies: true`: the account's request records keep the request and reply bodies. */
+  readonly requestLogBodies?: boolean;
 }
 
 export type KeyStatus = 'active' | 'blocked' | 'revoked' | 'deleted';
@@ -210,6 +214,8 @@ export interface KeyConfig {
   readonly allowedModels: readonly string[] | undefined;
   readonly policy: PolicyConfig | undefined;
   readonly status: KeyStatus;
+  /** `request_log.bodies: true`: the key's request records keep the request and reply bodies. */
+  readonly requestLogBodies?: boolean;
 }
 
 /** Where usage rows wait before the store takes them. */
@@ -238,6 +244,29 @@ export interface ResponsesSettings {
   readonly maxConversationResponses: number;
   /** A `previous_response_id` whose stored conversation holds more bytes is refused (400). */
   readonly maxConversationBytes: number;
+}
+
+/** The request record (PRODUCT decision 28, docs/request-log.md): what is kept, how long, and how it is written. */
+export interface RequestLogSettings {
+  /** Off: no record is made or written (the bench's baseline). */
+  readonly enabled: boolean;
+  readonly retentionDays: number;
+  /** Records kept at most (the memory store keeps 10,000 at most whatever this says). */
+  readonly maxRows: number;
+  /** How long kept request and reply bodies stay (cleared before the record goes). */
+  readonly bodyRetentionDays: number;
+  /** Each kept body is cut to this many bytes. */
+  readonly maxBodyBytes: number;
+  readonly flushIntervalMs: number;
+  readonly maxBatchRows: number;
+  /** Records waiting for the store at most; beyond, new ones are dropped and counted. */
+  readonly maxQueueRows: number;
+  /** A batch the store has not taken within this is counted as dropped (`store_slow`). */
+  readonly writeTimeoutMs: number;
+  /** How often retention and the row cap are applied. */
+  readonly purgeIntervalMs: number;
+  /** Client addresses counted apart per flush for requests without a valid key; the rest count as `_other`. */
+  readonly maxUnauthenticatedAddresses: number;
 }
 
 /** The client-facing HTTP server: sizes, time limits and caps against slow or abusive clients. */
@@ -296,6 +325,7 @@ export interface GatewayConfig {
   readonly store: string;
   readonly usage: UsageSettings;
   readonly responses: ResponsesSettings;
+  readonly requestLog: RequestLogSettings;
   readonly redis: string | undefined;
   readonly limits: LimitSettings;
   /** Peers whose X-Forwarded-For is believed: addresses and CIDRs, IPv4 and IPv6. */

@@ -262,6 +262,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       reasoning: model.reasoning && resolveReasoning(model.reasoning, `models[${modelIndex}].reasoning`, source),
       pricing: model.pricing && resolvePricing(model.pricing),
       ...(model.priced_features === undefined ? {} : { pricedFeatures: resolvePricedFeatures(model.priced_features) }),
+      ...(model.request_log?.bodies === true ? { requestLogBodies: true } : {}),
       routes: model.routes.map((route, routeIndex) => {
         if (!nodesById.has(route.node)) {
           throw new ConfigError(
@@ -307,6 +308,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       allowedModels: account.allowed_models,
       limits: account.limits && resolveRateLimits(account.limits),
       policy: resolvePolicy(account.policy),
+      ...(account.request_log?.bodies === true ? { requestLogBodies: true } : {}),
     };
   });
   const accountIds = new Set(accounts.map((account) => account.id));
@@ -332,6 +334,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       allowedModels: key.allowed_models,
       policy: resolvePolicy(key.policy),
       status: key.status ?? 'active',
+      ...(key.request_log?.bodies === true ? { requestLogBodies: true } : {}),
     };
   });
 
@@ -346,6 +349,20 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       maxBatchRows: file.usage?.max_batch_rows ?? DEFAULTS.usageMaxBatchRows,
       maxWaitingRows: file.usage?.max_waiting_rows ?? DEFAULTS.usageMaxWaitingRows,
       streamProgressIntervalMs: file.usage?.stream_progress_interval_ms ?? DEFAULTS.usageStreamProgressIntervalMs,
+    },
+    requestLog: {
+      enabled: file.request_log?.enabled ?? DEFAULTS.requestLog.enabled,
+      retentionDays: file.request_log?.retention_days ?? DEFAULTS.requestLog.retentionDays,
+      maxRows: file.request_log?.max_rows ?? DEFAULTS.requestLog.maxRows,
+      bodyRetentionDays: file.request_log?.body_retention_days ?? DEFAULTS.requestLog.bodyRetentionDays,
+      maxBodyBytes: file.request_log?.max_body_bytes ?? DEFAULTS.requestLog.maxBodyBytes,
+      flushIntervalMs: file.request_log?.flush_interval_ms ?? DEFAULTS.requestLog.flushIntervalMs,
+      maxBatchRows: file.request_log?.max_batch_rows ?? DEFAULTS.requestLog.maxBatchRows,
+      maxQueueRows: file.request_log?.max_queue_rows ?? DEFAULTS.requestLog.maxQueueRows,
+      writeTimeoutMs: file.request_log?.write_timeout_ms ?? DEFAULTS.requestLog.writeTimeoutMs,
+      purgeIntervalMs: file.request_log?.purge_interval_ms ?? DEFAULTS.requestLog.purgeIntervalMs,
+      maxUnauthenticatedAddresses:
+        file.request_log?.max_unauthenticated_addresses ?? DEFAULTS.requestLog.maxUnauthenticatedAddresses,
     },
     responses: {
       retentionDays: file.responses?.retention_days ?? DEFAULTS.responses.retentionDays,

@@ -9,18 +9,36 @@ export type FrontDoorName = 'chat' | 'messages' | 'responses';
 /** `hit`: the session's preferred node served it; `spill`: another node did; `none`: no session key or affinity off. */
 export type AffinityOutcome = 'hit' | 'spill' | 'none';
 
-/** One try of one node, as logged (issue: failover observability). */
+/** One try of one node, as logged (issue: failover observability) and kept in the request record. */
 export interface AttemptRecord {
   readonly node: string;
   readonly status?: number;
+  /** Why it failed, in words (the log line's `error`). */
   readonly error?: string;
+  /** The failure's error code (`bad_gateway`, `upstream_timeout`, `client_aborted`…); undefined on success. */
+  readonly errorCode?: string;
+  /** Ms from the request's arrival to the attempt's start. */
+  readonly startedMs?: number;
+  /** Ms from the attempt's start to the node's response headers; undefined when none came. */
+  readonly firstByteMs?: number;
+  /** Ms from the attempt's start to its outcome (a stream's first event when it succeeded). */
   readonly ms: number;
+}
+
+/** The first bytes of a reply, collected for the request record up to `limit` bytes (`request_log.max_body_bytes`). */
+export interface ReplyCapture {
+  text: string;
+  bytes: number;
+  readonly limit: number;
+  truncated: boolean;
 }
 
 /** What the request's log line reports; filled in by the stages as they run. */
 export interface RequestRecord {
   /** The client-facing protocol the request came through (its route's; `chat` for the others). */
   frontDoor: FrontDoorName;
+  /** The id of the request's key, once the key is known valid: the request then has a request record (PRODUCT decision 28). */
+  keyId?: string;
   keyPrefix?: string;
   accountId?: string;
   /** The model id the client sent (an alias or the model's own id). */
@@ -47,8 +65,14 @@ export interface RequestRecord {
   costUsd?: number;
   /** The W3C trace id of the request's span when tracing is on (PRODUCT decision 29), for the request record. */
   traceId?: string;
-  /** The raw request body, kept only when `log.bodies` is on (debugging). */
+  /** The raw request body, kept when `log.bodies` is on (debugging) or the request record keeps bodies. */
   requestBody?: string;
+  /**
+   * Set when the request record keeps this request's bodies (`request_log.bodies` on its
+   * key, account or model): the reply as the client got it is collected here, bounded, and
+   * `requestBody` is kept with it.
+   */
+  replyBody?: ReplyCapture;
 }
 
 /** Per-request state shared by the HTTP layer and the pipeline. */

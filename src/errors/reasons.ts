@@ -255,6 +255,19 @@ export const PHRASES = {
     ru: () => 'нужно ok, error или HTTP-статус от 100 до 599',
   }),
   must_be_iso_time: phraseTexts({ en: () => 'must be an ISO 8601 time', ru: () => 'нужно время в формате ISO 8601' }),
+  must_be_time_or_epoch_ms: phraseTexts({
+    en: () => 'must be an ISO 8601 time or unix milliseconds',
+    ru: () => 'нужно время в формате ISO 8601 или unix-миллисекунды',
+  }),
+  must_be_status_class: phraseTexts({
+    en: () => 'must be 2xx, 3xx, 4xx, 5xx or an HTTP status from 100 to 599',
+    ru: () => 'нужно 2xx, 3xx, 4xx, 5xx или HTTP-статус от 100 до 599',
+  }),
+  must_be_cursor: phraseTexts({
+    en: () => 'must be a next_cursor from an earlier page',
+    ru: () => 'нужен next_cursor с предыдущей страницы',
+  }),
+  must_be_after_from: phraseTexts({ en: () => "must be later than 'from'", ru: () => "должно быть позже 'from'" }),
   must_not_be_zero: phraseTexts({ en: () => 'must not be zero', ru: () => 'не должен быть нулём' }),
   integer_in_range: phraseTexts<{ min: number; max: number }>({
     en: (p) => `must be an integer from ${p.min} to ${p.max}`,

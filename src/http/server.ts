@@ -1,5 +1,6 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import {
   asGatewayError,
@@ -29,6 +30,8 @@ import { metricsRoute } from './routes/metrics.js';
 import { MODEL_PATH_PREFIX, MODELS_ERROR_SHAPE, modelRoute, modelsRoute } from './routes/models.js';
 import { STORED_RESPONSE_PATH_PREFIX, storedResponsesRoute } from './routes/stored-responses.js';
 import type { adminRoute } from './admin/admin-route.js';
+import { clientIp } from '../limits/client-ip.js';
+import { requestLogRow } from '../request-log/request-log-row.js';
 import type { consoleRoute } from './console/console-route.js';
 import { doorLabelOf, OPS_PATHS, requestAreaOf, UNKNOWN_DOOR, type RequestArea } from './request-area.js';
 
@@ -226,9 +229,22 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       return;
     }
     requestLog.write('info', { context, method: request.method, path, totalMs });
-    // The operator's calls (admin API, console) are counted apart from the clients' (PRODUCT decision 30).
-    if (area === 'client') services.metrics.observeRequest(context.record, totalMs, door);
-    else services.metrics.observeOperatorRequest(area, context.record);
+    // The operator's calls (admin API, console) are counted apart from the clients' (PRODUCT decision 30),
+    // and are not in the request record.
+    if (area !== 'client') {
+      services.metrics.observeOperatorRequest(area, context.record);
+      return;
+    }
+    services.metrics.observeRequest(context.record, totalMs, door);
+    const records = services.requestRecords;
+    if (records === undefined) return;
+    // A request with a valid key gets a record; one without is only counted per address and reason.
+    if (context.record.keyId !== undefined) {
+      records.add(requestLogRow(context, request.method, path, totalMs, Date.now()));
+    } else {
+      const reason = context.record.clientAborted ? 'client_aborted' : (context.record.errorCode ?? 'none');
+      records.countUnauthenticated(clientIp(request, services.trustedProxies), reason);
+    }
   }
 
   const server = createServer(
@@ -413,4 +429,5 @@ function answerClientError(
   );
   // No path was read: the request is a client's, at no known door.
   services.metrics.observeRequest(context.record, 0, UNKNOWN_DOOR);
+  services.requestRecords?.countUnauthenticated((socket as Partial<Socket>).remoteAddress ?? 'unknown', failure.code);
 }

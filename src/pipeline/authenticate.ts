@@ -14,6 +14,7 @@ export function authenticate(authorization: string | undefined, keys: KeyLookup,
   if (match === null) throw gatewayError('authentication_required');
   const principal = keys.findHashed(hashKeyHex(match[1] as string));
   if (principal === undefined || principal.status !== 'active') throw gatewayError('invalid_api_key');
+  context.record.keyId = principal.keyId;
   context.record.keyPrefix = principal.keyPrefix;
   context.record.accountId = principal.accountId;
   return principal;

@@ -226,6 +226,8 @@ async function attempt(
         started,
         status,
         context.abortCause === 'client' ? 'client aborted' : (context.abortCause ?? 'deadline'),
+        ABORT_CODES[context.abortCause ?? 'deadline'],
+        firstByteMs,
       );
       throw context.cancellation.reason;
     }
@@ -235,13 +237,21 @@ async function attempt(
       const elapsedMs = performance.now() - started;
       const completionTokens = unreportedOutputTokens(ownFailure, node, elapsedMs, outputTokens);
       bookUnreportedReply(context.record, options.request, completionTokens);
-      record(context, candidate, started, status, `${ownFailure.code} (the request's, not the node's)`);
+      record(
+        context,
+        candidate,
+        started,
+        status,
+        `${ownFailure.code} (the request's, not the node's)`,
+        ownFailure.code,
+        firstByteMs,
+      );
       return { ok: false, failure: ownFailure };
     }
     const failure = asNodeFailure(node.id, error);
     if (failure.code === 'internal_error') {
       // The gateway's own fault: the node is neither blamed nor credited, and no other is tried.
-      record(context, candidate, started, status, 'gateway fault');
+      record(context, candidate, started, status, 'gateway fault', failure.code, firstByteMs);
       throw failure;
     }
     if (failure.retryable) state.recordFailure();
@@ -252,6 +262,8 @@ async function attempt(
       started,
       failure.upstream?.status ?? status,
       String(failure.params.reason ?? failure.code),
+      failure.code,
+      firstByteMs,
     );
     return { ok: false, failure, retryAfter };
   } finally {
@@ -297,9 +309,12 @@ function succeed(
   execution: Execution,
 ): AttemptOutcome {
   candidate.state.recordSuccess(firstByteMs);
-  record(context, candidate, started, status);
+  record(context, candidate, started, status, undefined, undefined, firstByteMs);
   return { ok: true, execution };
 }
+
+/** The attempt's error code when the request itself was cut (the request record's `error_code` of the attempt). */
+const ABORT_CODES = { client: 'client_aborted', deadline: 'upstream_timeout', shutdown: 'shutting_down' } as const;
 
 function record(
   context: RequestContext,
@@ -307,13 +322,22 @@ function record(
   started: number,
   status?: number,
   error?: string,
+  errorCode?: string,
+  firstByteMs?: number,
 ): void {
   context.record.attempts.push({
     node: candidate.node.id,
-    ms: Math.round((performance.now() - started) * 100) / 100,
+    ms: hundredths(performance.now() - started),
     status,
     error,
+    errorCode,
+    startedMs: hundredths(started - context.startedAt),
+    firstByteMs: firstByteMs === undefined ? undefined : hundredths(firstByteMs),
   });
+}
+
+function hundredths(ms: number): number {
+  return Math.round(ms * 100) / 100;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -20,6 +20,7 @@ import type {
 import type { SpendHoldStore } from './spend-holds.js';
 import type { ClusterStore } from './cluster-store.js';
 import type { ResponseRows } from './response-rows.js';
+import type { RequestLogRows } from './request-log-rows.js';
 
 export type StoreKind = 'memory' | 'pglite' | 'postgres';
 
@@ -84,6 +85,8 @@ export interface Store {
   readonly cluster: ClusterStore;
   /** Stored responses of the Responses API (retention and size policy: src/responses-state). */
   readonly responseRows: ResponseRows;
+  /** The request record (PRODUCT decision 28): one row per request with a valid key, written in batches. */
+  readonly requestLog: RequestLogRows;
 
   /** Calls `listener` for every change made by any writer (other processes too, where the backend can tell). */
   onChange(listener: (change: StoreChange) => void): void;

@@ -20,6 +20,7 @@ import type {
 import type { Store } from '../store.js';
 import { MemoryClusterStore } from './memory-cluster-store.js';
 import { MemoryResponseRows } from './memory-response-rows.js';
+import { MemoryRequestLog } from './memory-request-log.js';
 import { usageStatsOfRows } from './usage-stats-of-rows.js';
 import { MEMORY_STORE_KEPT_USAGE_ROWS, RecentUsageRows } from './recent-usage-rows.js';
 
@@ -47,6 +48,7 @@ export class MemoryStore implements Store {
   private readonly listeners: Array<(change: StoreChange) => void> = [];
   readonly cluster = new MemoryClusterStore((change) => this.changed(change));
   readonly responseRows = new MemoryResponseRows();
+  readonly requestLog = new MemoryRequestLog();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.usage = new RecentUsageRows(options.keptUsageRows ?? MEMORY_STORE_KEPT_USAGE_ROWS);

@@ -209,4 +209,70 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX responses_item_ids ON responses USING gin (item_ids) WHERE item_ids IS NOT NULL;
     `,
   },
+  {
+    version: 10,
+    name: 'request log: one record per request with a valid key, counts of requests without one, body settings',
+    // The record is observability, apart from the money in usage_ledger (joined by request id
+    // when needed): it may drop rows under pressure, the ledger never does. attempts is jsonb
+    // (node ids and codes only); nodes repeats each attempt's node for the node filter. Bodies
+    // are text (redacted and cut before they come here). The unauthenticated counts are kept
+    // per minute, address and reason, added to by every batch.
+    sql: `
+      CREATE TABLE request_log (
+        id                 text PRIMARY KEY,
+        correlation_id     text NOT NULL,
+        time               timestamptz NOT NULL,
+        door               text NOT NULL,
+        method             text,
+        path               text NOT NULL,
+        status             integer,
+        error_code         text,
+        key_id             text,
+        key_prefix         text,
+        account_id         text,
+        end_user           text,
+        model              text,
+        model_served       text,
+        node               text,
+        nodes              text[] NOT NULL DEFAULT '{}',
+        affinity           text,
+        stream             boolean NOT NULL,
+        attempts           jsonb NOT NULL DEFAULT '[]',
+        prompt_tokens      integer,
+        completion_tokens  integer,
+        cached_tokens      integer,
+        reasoning_tokens   integer,
+        cost_usd           double precision,
+        first_byte_ms      double precision,
+        total_ms           double precision NOT NULL,
+        trace_id           text,
+        request_body       text,
+        reply_body         text
+      );
+      CREATE INDEX request_log_time ON request_log (time DESC, id DESC);
+      CREATE INDEX request_log_key ON request_log (key_id, time DESC);
+      CREATE INDEX request_log_account ON request_log (account_id, time DESC);
+      CREATE INDEX request_log_end_user ON request_log (end_user, time DESC) WHERE end_user IS NOT NULL;
+      CREATE INDEX request_log_model ON request_log (model, time DESC);
+      CREATE INDEX request_log_model_served ON request_log (model_served, time DESC);
+      CREATE INDEX request_log_status ON request_log (status, time DESC);
+      CREATE INDEX request_log_error_code ON request_log (error_code, time DESC) WHERE error_code IS NOT NULL;
+      CREATE INDEX request_log_nodes ON request_log USING gin (nodes);
+      CREATE INDEX request_log_bodies ON request_log (time) WHERE request_body IS NOT NULL OR reply_body IS NOT NULL;
+
+      CREATE TABLE request_log_unauthenticated (
+        minute          timestamptz NOT NULL,
+        client_address  text NOT NULL,
+        reason          text NOT NULL,
+        count           bigint NOT NULL,
+        first_seen      timestamptz NOT NULL,
+        last_seen       timestamptz NOT NULL,
+        PRIMARY KEY (minute, client_address, reason)
+      );
+      CREATE INDEX request_log_unauthenticated_last_seen ON request_log_unauthenticated (last_seen);
+
+      ALTER TABLE accounts ADD COLUMN request_log jsonb;
+      ALTER TABLE api_keys ADD COLUMN request_log jsonb;
+    `,
+  },
 ];

@@ -25,6 +25,7 @@ import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
 import { SqlClusterStore } from './sql-cluster-store.js';
 import { SqlResponseRows } from './sql-response-rows.js';
+import { SqlRequestLog } from './sql-request-log.js';
 import { RECONNECTED, type SqlDriver, type SqlQueryable } from './sql-driver.js';
 import { SqlSpendHolds } from './sql-spend-holds.js';
 import type { SpendHoldStore } from '../spend-holds.js';
@@ -233,6 +234,7 @@ export class SqlStore implements Store {
   readonly spendHolds: SpendHoldStore | undefined;
   readonly cluster: SqlClusterStore;
   readonly responseRows: SqlResponseRows;
+  readonly requestLog: SqlRequestLog;
 
   private constructor(
     readonly kind: StoreKind,
@@ -244,6 +246,7 @@ export class SqlStore implements Store {
     this.spendHolds = sharedChanges ? new SqlSpendHolds(db, CHANGES_CHANNEL) : undefined;
     this.cluster = new SqlClusterStore(db, (tx, change) => this.changed(tx, change), sharedChanges);
     this.responseRows = new SqlResponseRows(db);
+    this.requestLog = new SqlRequestLog(db);
   }
 
   /** Migrates, then subscribes to changes. */

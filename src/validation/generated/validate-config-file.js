@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -714,37 +714,494 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.redis !== undefined){
-let data17 = data.redis;
+if(data.request_log !== undefined){
+let data17 = data.request_log;
 const _errs39 = errors;
-if(typeof data17 !== "string"){
-let dataType14 = typeof data17;
+if(errors === _errs39){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+const _errs41 = errors;
+for(const key4 in data17){
+if(!(func2.call(schema11.properties.request_log.properties, key4))){
+validate10.errors = [{instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.request_log,data:data17}];
+return false;
+break;
+}
+}
+if(_errs41 === errors){
+if(data17.enabled !== undefined){
+let data18 = data17.enabled;
+const _errs42 = errors;
+if(typeof data18 !== "boolean"){
 let coerced14 = undefined;
 if(!(coerced14 !== undefined)){
-if(dataType14 == "number" || dataType14 == "boolean"){
-coerced14 = "" + data17;
+if(data18 === "false" || data18 === 0 || data18 === null){
+coerced14 = false;
 }
-else if(data17 === null){
-coerced14 = "";
+else if(data18 === "true" || data18 === 1){
+coerced14 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data17}];
+validate10.errors = [{instancePath:instancePath+"/request_log/enabled",schemaPath:"#/properties/request_log/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.request_log.properties.enabled.type,parentSchema:schema11.properties.request_log.properties.enabled,data:data18}];
 return false;
 }
 }
 if(coerced14 !== undefined){
-data17 = coerced14;
-if(data !== undefined){
-data["redis"] = coerced14;
+data18 = coerced14;
+if(data17 !== undefined){
+data17["enabled"] = coerced14;
 }
 }
 }
-if(errors === _errs39){
-if(typeof data17 === "string"){
-if(!pattern1.test(data17)){
-validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data17}];
+var valid4 = _errs42 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.retention_days !== undefined){
+let data19 = data17.retention_days;
+const _errs44 = errors;
+if(!((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19)))){
+let dataType15 = typeof data19;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 === "boolean" || data19 === null
+              || (dataType15 === "string" && data19 && data19 == +data19 && !(data19 % 1))){
+coerced15 = +data19;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/retention_days",schemaPath:"#/properties/request_log/properties/retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.retention_days.type,parentSchema:schema11.properties.request_log.properties.retention_days,data:data19}];
 return false;
 }
+}
+if(coerced15 !== undefined){
+data19 = coerced15;
+if(data17 !== undefined){
+data17["retention_days"] = coerced15;
+}
+}
+}
+if(errors === _errs44){
+if(typeof data19 == "number"){
+if(data19 > 3650 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/request_log/retention_days",schemaPath:"#/properties/request_log/properties/retention_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650},message:"must be <= 3650",schema:3650,parentSchema:schema11.properties.request_log.properties.retention_days,data:data19}];
+return false;
+}
+else {
+if(data19 < 1 || isNaN(data19)){
+validate10.errors = [{instancePath:instancePath+"/request_log/retention_days",schemaPath:"#/properties/request_log/properties/retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.retention_days,data:data19}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs44 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_rows !== undefined){
+let data20 = data17.max_rows;
+const _errs46 = errors;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+let dataType16 = typeof data20;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 === "boolean" || data20 === null
+              || (dataType16 === "string" && data20 && data20 == +data20 && !(data20 % 1))){
+coerced16 = +data20;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_rows",schemaPath:"#/properties/request_log/properties/max_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_rows.type,parentSchema:schema11.properties.request_log.properties.max_rows,data:data20}];
+return false;
+}
+}
+if(coerced16 !== undefined){
+data20 = coerced16;
+if(data17 !== undefined){
+data17["max_rows"] = coerced16;
+}
+}
+}
+if(errors === _errs46){
+if(typeof data20 == "number"){
+if(data20 > 1000000000 || isNaN(data20)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_rows",schemaPath:"#/properties/request_log/properties/max_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema11.properties.request_log.properties.max_rows,data:data20}];
+return false;
+}
+else {
+if(data20 < 1 || isNaN(data20)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_rows",schemaPath:"#/properties/request_log/properties/max_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.max_rows,data:data20}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs46 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.body_retention_days !== undefined){
+let data21 = data17.body_retention_days;
+const _errs48 = errors;
+if(!((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21)))){
+let dataType17 = typeof data21;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 === "boolean" || data21 === null
+              || (dataType17 === "string" && data21 && data21 == +data21 && !(data21 % 1))){
+coerced17 = +data21;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/body_retention_days",schemaPath:"#/properties/request_log/properties/body_retention_days/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.body_retention_days.type,parentSchema:schema11.properties.request_log.properties.body_retention_days,data:data21}];
+return false;
+}
+}
+if(coerced17 !== undefined){
+data21 = coerced17;
+if(data17 !== undefined){
+data17["body_retention_days"] = coerced17;
+}
+}
+}
+if(errors === _errs48){
+if(typeof data21 == "number"){
+if(data21 > 3650 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/request_log/body_retention_days",schemaPath:"#/properties/request_log/properties/body_retention_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650},message:"must be <= 3650",schema:3650,parentSchema:schema11.properties.request_log.properties.body_retention_days,data:data21}];
+return false;
+}
+else {
+if(data21 < 1 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/request_log/body_retention_days",schemaPath:"#/properties/request_log/properties/body_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.body_retention_days,data:data21}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs48 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_body_bytes !== undefined){
+let data22 = data17.max_body_bytes;
+const _errs50 = errors;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+let dataType18 = typeof data22;
+let coerced18 = undefined;
+if(!(coerced18 !== undefined)){
+if(dataType18 === "boolean" || data22 === null
+              || (dataType18 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
+coerced18 = +data22;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_body_bytes",schemaPath:"#/properties/request_log/properties/max_body_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_body_bytes.type,parentSchema:schema11.properties.request_log.properties.max_body_bytes,data:data22}];
+return false;
+}
+}
+if(coerced18 !== undefined){
+data22 = coerced18;
+if(data17 !== undefined){
+data17["max_body_bytes"] = coerced18;
+}
+}
+}
+if(errors === _errs50){
+if(typeof data22 == "number"){
+if(data22 > 16777216 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_body_bytes",schemaPath:"#/properties/request_log/properties/max_body_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16777216},message:"must be <= 16777216",schema:16777216,parentSchema:schema11.properties.request_log.properties.max_body_bytes,data:data22}];
+return false;
+}
+else {
+if(data22 < 256 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_body_bytes",schemaPath:"#/properties/request_log/properties/max_body_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 256},message:"must be >= 256",schema:256,parentSchema:schema11.properties.request_log.properties.max_body_bytes,data:data22}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs50 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.flush_interval_ms !== undefined){
+let data23 = data17.flush_interval_ms;
+const _errs52 = errors;
+if(!((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23)))){
+let dataType19 = typeof data23;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 === "boolean" || data23 === null
+              || (dataType19 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
+coerced19 = +data23;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/flush_interval_ms",schemaPath:"#/properties/request_log/properties/flush_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.flush_interval_ms.type,parentSchema:schema11.properties.request_log.properties.flush_interval_ms,data:data23}];
+return false;
+}
+}
+if(coerced19 !== undefined){
+data23 = coerced19;
+if(data17 !== undefined){
+data17["flush_interval_ms"] = coerced19;
+}
+}
+}
+if(errors === _errs52){
+if(typeof data23 == "number"){
+if(data23 > 60000 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/request_log/flush_interval_ms",schemaPath:"#/properties/request_log/properties/flush_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.request_log.properties.flush_interval_ms,data:data23}];
+return false;
+}
+else {
+if(data23 < 10 || isNaN(data23)){
+validate10.errors = [{instancePath:instancePath+"/request_log/flush_interval_ms",schemaPath:"#/properties/request_log/properties/flush_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema11.properties.request_log.properties.flush_interval_ms,data:data23}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs52 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_batch_rows !== undefined){
+let data24 = data17.max_batch_rows;
+const _errs54 = errors;
+if(!((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24)))){
+let dataType20 = typeof data24;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 === "boolean" || data24 === null
+              || (dataType20 === "string" && data24 && data24 == +data24 && !(data24 % 1))){
+coerced20 = +data24;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_batch_rows",schemaPath:"#/properties/request_log/properties/max_batch_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_batch_rows.type,parentSchema:schema11.properties.request_log.properties.max_batch_rows,data:data24}];
+return false;
+}
+}
+if(coerced20 !== undefined){
+data24 = coerced20;
+if(data17 !== undefined){
+data17["max_batch_rows"] = coerced20;
+}
+}
+}
+if(errors === _errs54){
+if(typeof data24 == "number"){
+if(data24 > 10000 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_batch_rows",schemaPath:"#/properties/request_log/properties/max_batch_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000",schema:10000,parentSchema:schema11.properties.request_log.properties.max_batch_rows,data:data24}];
+return false;
+}
+else {
+if(data24 < 1 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_batch_rows",schemaPath:"#/properties/request_log/properties/max_batch_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.max_batch_rows,data:data24}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs54 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_queue_rows !== undefined){
+let data25 = data17.max_queue_rows;
+const _errs56 = errors;
+if(!((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25)))){
+let dataType21 = typeof data25;
+let coerced21 = undefined;
+if(!(coerced21 !== undefined)){
+if(dataType21 === "boolean" || data25 === null
+              || (dataType21 === "string" && data25 && data25 == +data25 && !(data25 % 1))){
+coerced21 = +data25;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_queue_rows",schemaPath:"#/properties/request_log/properties/max_queue_rows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_queue_rows.type,parentSchema:schema11.properties.request_log.properties.max_queue_rows,data:data25}];
+return false;
+}
+}
+if(coerced21 !== undefined){
+data25 = coerced21;
+if(data17 !== undefined){
+data17["max_queue_rows"] = coerced21;
+}
+}
+}
+if(errors === _errs56){
+if(typeof data25 == "number"){
+if(data25 > 1000000 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_queue_rows",schemaPath:"#/properties/request_log/properties/max_queue_rows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.request_log.properties.max_queue_rows,data:data25}];
+return false;
+}
+else {
+if(data25 < 1 || isNaN(data25)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_queue_rows",schemaPath:"#/properties/request_log/properties/max_queue_rows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.max_queue_rows,data:data25}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs56 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.write_timeout_ms !== undefined){
+let data26 = data17.write_timeout_ms;
+const _errs58 = errors;
+if(!((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26)))){
+let dataType22 = typeof data26;
+let coerced22 = undefined;
+if(!(coerced22 !== undefined)){
+if(dataType22 === "boolean" || data26 === null
+              || (dataType22 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
+coerced22 = +data26;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/write_timeout_ms",schemaPath:"#/properties/request_log/properties/write_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.write_timeout_ms.type,parentSchema:schema11.properties.request_log.properties.write_timeout_ms,data:data26}];
+return false;
+}
+}
+if(coerced22 !== undefined){
+data26 = coerced22;
+if(data17 !== undefined){
+data17["write_timeout_ms"] = coerced22;
+}
+}
+}
+if(errors === _errs58){
+if(typeof data26 == "number"){
+if(data26 > 600000 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/request_log/write_timeout_ms",schemaPath:"#/properties/request_log/properties/write_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.request_log.properties.write_timeout_ms,data:data26}];
+return false;
+}
+else {
+if(data26 < 100 || isNaN(data26)){
+validate10.errors = [{instancePath:instancePath+"/request_log/write_timeout_ms",schemaPath:"#/properties/request_log/properties/write_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.request_log.properties.write_timeout_ms,data:data26}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs58 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.purge_interval_ms !== undefined){
+let data27 = data17.purge_interval_ms;
+const _errs60 = errors;
+if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
+let dataType23 = typeof data27;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 === "boolean" || data27 === null
+              || (dataType23 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
+coerced23 = +data27;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/purge_interval_ms",schemaPath:"#/properties/request_log/properties/purge_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.purge_interval_ms.type,parentSchema:schema11.properties.request_log.properties.purge_interval_ms,data:data27}];
+return false;
+}
+}
+if(coerced23 !== undefined){
+data27 = coerced23;
+if(data17 !== undefined){
+data17["purge_interval_ms"] = coerced23;
+}
+}
+}
+if(errors === _errs60){
+if(typeof data27 == "number"){
+if(data27 > 86400000 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/request_log/purge_interval_ms",schemaPath:"#/properties/request_log/properties/purge_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400000},message:"must be <= 86400000",schema:86400000,parentSchema:schema11.properties.request_log.properties.purge_interval_ms,data:data27}];
+return false;
+}
+else {
+if(data27 < 100 || isNaN(data27)){
+validate10.errors = [{instancePath:instancePath+"/request_log/purge_interval_ms",schemaPath:"#/properties/request_log/properties/purge_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.request_log.properties.purge_interval_ms,data:data27}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs60 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data17.max_unauthenticated_addresses !== undefined){
+let data28 = data17.max_unauthenticated_addresses;
+const _errs62 = errors;
+if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
+let dataType24 = typeof data28;
+let coerced24 = undefined;
+if(!(coerced24 !== undefined)){
+if(dataType24 === "boolean" || data28 === null
+              || (dataType24 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
+coerced24 = +data28;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log/max_unauthenticated_addresses",schemaPath:"#/properties/request_log/properties/max_unauthenticated_addresses/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.request_log.properties.max_unauthenticated_addresses.type,parentSchema:schema11.properties.request_log.properties.max_unauthenticated_addresses,data:data28}];
+return false;
+}
+}
+if(coerced24 !== undefined){
+data28 = coerced24;
+if(data17 !== undefined){
+data17["max_unauthenticated_addresses"] = coerced24;
+}
+}
+}
+if(errors === _errs62){
+if(typeof data28 == "number"){
+if(data28 > 100000 || isNaN(data28)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_unauthenticated_addresses",schemaPath:"#/properties/request_log/properties/max_unauthenticated_addresses/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000",schema:100000,parentSchema:schema11.properties.request_log.properties.max_unauthenticated_addresses,data:data28}];
+return false;
+}
+else {
+if(data28 < 1 || isNaN(data28)){
+validate10.errors = [{instancePath:instancePath+"/request_log/max_unauthenticated_addresses",schemaPath:"#/properties/request_log/properties/max_unauthenticated_addresses/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.request_log.properties.max_unauthenticated_addresses,data:data28}];
+return false;
+}
+}
+}
+}
+var valid4 = _errs62 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/request_log",schemaPath:"#/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.request_log.type,parentSchema:schema11.properties.request_log,data:data17}];
+return false;
 }
 }
 var valid0 = _errs39 === errors;
@@ -753,235 +1210,274 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.trusted_proxies !== undefined){
-let data18 = data.trusted_proxies;
-const _errs41 = errors;
-if(errors === _errs41){
-if(Array.isArray(data18)){
-var valid4 = true;
-const len0 = data18.length;
-for(let i0=0; i0<len0; i0++){
-let data19 = data18[i0];
-const _errs43 = errors;
-if(typeof data19 !== "string"){
-let dataType15 = typeof data19;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 == "number" || dataType15 == "boolean"){
-coerced15 = "" + data19;
+if(data.redis !== undefined){
+let data29 = data.redis;
+const _errs64 = errors;
+if(typeof data29 !== "string"){
+let dataType25 = typeof data29;
+let coerced25 = undefined;
+if(!(coerced25 !== undefined)){
+if(dataType25 == "number" || dataType25 == "boolean"){
+coerced25 = "" + data29;
 }
-else if(data19 === null){
-coerced15 = "";
+else if(data29 === null){
+coerced25 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data19}];
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.redis.type,parentSchema:schema11.properties.redis,data:data29}];
 return false;
 }
 }
-if(coerced15 !== undefined){
-data19 = coerced15;
-if(data18 !== undefined){
-data18[i0] = coerced15;
+if(coerced25 !== undefined){
+data29 = coerced25;
+if(data !== undefined){
+data["redis"] = coerced25;
 }
 }
 }
-if(errors === _errs43){
-if(typeof data19 === "string"){
-if(func3(data19) < 1){
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data19}];
+if(errors === _errs64){
+if(typeof data29 === "string"){
+if(!pattern1.test(data29)){
+validate10.errors = [{instancePath:instancePath+"/redis",schemaPath:"#/properties/redis/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\"",schema:"^rediss?://",parentSchema:schema11.properties.redis,data:data29}];
 return false;
 }
 }
 }
-var valid4 = _errs43 === errors;
-if(!valid4){
+var valid0 = _errs64 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.trusted_proxies !== undefined){
+let data30 = data.trusted_proxies;
+const _errs66 = errors;
+if(errors === _errs66){
+if(Array.isArray(data30)){
+var valid5 = true;
+const len0 = data30.length;
+for(let i0=0; i0<len0; i0++){
+let data31 = data30[i0];
+const _errs68 = errors;
+if(typeof data31 !== "string"){
+let dataType26 = typeof data31;
+let coerced26 = undefined;
+if(!(coerced26 !== undefined)){
+if(dataType26 == "number" || dataType26 == "boolean"){
+coerced26 = "" + data31;
+}
+else if(data31 === null){
+coerced26 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.trusted_proxies.items.type,parentSchema:schema11.properties.trusted_proxies.items,data:data31}];
+return false;
+}
+}
+if(coerced26 !== undefined){
+data31 = coerced26;
+if(data30 !== undefined){
+data30[i0] = coerced26;
+}
+}
+}
+if(errors === _errs68){
+if(typeof data31 === "string"){
+if(func3(data31) < 1){
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies/" + i0,schemaPath:"#/properties/trusted_proxies/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.trusted_proxies.items,data:data31}];
+return false;
+}
+}
+}
+var valid5 = _errs68 === errors;
+if(!valid5){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data18}];
+validate10.errors = [{instancePath:instancePath+"/trusted_proxies",schemaPath:"#/properties/trusted_proxies/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.trusted_proxies.type,parentSchema:schema11.properties.trusted_proxies,data:data30}];
 return false;
 }
 }
-var valid0 = _errs41 === errors;
+var valid0 = _errs66 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.admin_key !== undefined){
-let data20 = data.admin_key;
-const _errs45 = errors;
-if(typeof data20 !== "string"){
-let dataType16 = typeof data20;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 == "number" || dataType16 == "boolean"){
-coerced16 = "" + data20;
+let data32 = data.admin_key;
+const _errs70 = errors;
+if(typeof data32 !== "string"){
+let dataType27 = typeof data32;
+let coerced27 = undefined;
+if(!(coerced27 !== undefined)){
+if(dataType27 == "number" || dataType27 == "boolean"){
+coerced27 = "" + data32;
 }
-else if(data20 === null){
-coerced16 = "";
+else if(data32 === null){
+coerced27 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data20}];
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.admin_key.type,parentSchema:schema11.properties.admin_key,data:data32}];
 return false;
 }
 }
-if(coerced16 !== undefined){
-data20 = coerced16;
+if(coerced27 !== undefined){
+data32 = coerced27;
 if(data !== undefined){
-data["admin_key"] = coerced16;
+data["admin_key"] = coerced27;
 }
 }
 }
-if(errors === _errs45){
-if(typeof data20 === "string"){
-if(func3(data20) < 24){
-validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters",schema:24,parentSchema:schema11.properties.admin_key,data:data20}];
+if(errors === _errs70){
+if(typeof data32 === "string"){
+if(func3(data32) < 24){
+validate10.errors = [{instancePath:instancePath+"/admin_key",schemaPath:"#/properties/admin_key/minLength",keyword:"minLength",params:{limit: 24},message:"must NOT have fewer than 24 characters",schema:24,parentSchema:schema11.properties.admin_key,data:data32}];
 return false;
 }
 }
 }
-var valid0 = _errs45 === errors;
+var valid0 = _errs70 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.console !== undefined){
-let data21 = data.console;
-const _errs47 = errors;
-if(errors === _errs47){
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-const _errs49 = errors;
-for(const key4 in data21){
-if(!((key4 === "session_ttl_seconds") || (key4 === "trace_url"))){
-validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data21}];
+let data33 = data.console;
+const _errs72 = errors;
+if(errors === _errs72){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+const _errs74 = errors;
+for(const key5 in data33){
+if(!((key5 === "session_ttl_seconds") || (key5 === "trace_url"))){
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data33}];
 return false;
 break;
 }
 }
-if(_errs49 === errors){
-if(data21.session_ttl_seconds !== undefined){
-let data22 = data21.session_ttl_seconds;
-const _errs50 = errors;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-let dataType17 = typeof data22;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 === "boolean" || data22 === null
-              || (dataType17 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
-coerced17 = +data22;
+if(_errs74 === errors){
+if(data33.session_ttl_seconds !== undefined){
+let data34 = data33.session_ttl_seconds;
+const _errs75 = errors;
+if(!((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34)))){
+let dataType28 = typeof data34;
+let coerced28 = undefined;
+if(!(coerced28 !== undefined)){
+if(dataType28 === "boolean" || data34 === null
+              || (dataType28 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
+coerced28 = +data34;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.console.properties.session_ttl_seconds.type,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data22}];
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.console.properties.session_ttl_seconds.type,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data34}];
 return false;
 }
 }
-if(coerced17 !== undefined){
-data22 = coerced17;
-if(data21 !== undefined){
-data21["session_ttl_seconds"] = coerced17;
+if(coerced28 !== undefined){
+data34 = coerced28;
+if(data33 !== undefined){
+data33["session_ttl_seconds"] = coerced28;
 }
 }
 }
-if(errors === _errs50){
-if(typeof data22 == "number"){
-if(data22 > 604800 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800",schema:604800,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data22}];
+if(errors === _errs75){
+if(typeof data34 == "number"){
+if(data34 > 604800 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800",schema:604800,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data34}];
 return false;
 }
 else {
-if(data22 < 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data22}];
-return false;
-}
-}
-}
-}
-var valid5 = _errs50 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data21.trace_url !== undefined){
-let data23 = data21.trace_url;
-const _errs52 = errors;
-if(typeof data23 !== "string"){
-let dataType18 = typeof data23;
-let coerced18 = undefined;
-if(!(coerced18 !== undefined)){
-if(dataType18 == "number" || dataType18 == "boolean"){
-coerced18 = "" + data23;
-}
-else if(data23 === null){
-coerced18 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.console.properties.trace_url.type,parentSchema:schema11.properties.console.properties.trace_url,data:data23}];
-return false;
-}
-}
-if(coerced18 !== undefined){
-data23 = coerced18;
-if(data21 !== undefined){
-data21["trace_url"] = coerced18;
-}
-}
-}
-if(errors === _errs52){
-if(typeof data23 === "string"){
-if(func3(data23) > 2048){
-validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema11.properties.console.properties.trace_url,data:data23}];
-return false;
-}
-else {
-if(!pattern2.test(data23)){
-validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]*\\{trace_id\\}[^\\s]*$"},message:"must match pattern \""+"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$"+"\"",schema:"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$",parentSchema:schema11.properties.console.properties.trace_url,data:data23}];
+if(data34 < 1 || isNaN(data34)){
+validate10.errors = [{instancePath:instancePath+"/console/session_ttl_seconds",schemaPath:"#/properties/console/properties/session_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.console.properties.session_ttl_seconds,data:data34}];
 return false;
 }
 }
 }
 }
-var valid5 = _errs52 === errors;
+var valid6 = _errs75 === errors;
 }
 else {
-var valid5 = true;
+var valid6 = true;
 }
+if(valid6){
+if(data33.trace_url !== undefined){
+let data35 = data33.trace_url;
+const _errs77 = errors;
+if(typeof data35 !== "string"){
+let dataType29 = typeof data35;
+let coerced29 = undefined;
+if(!(coerced29 !== undefined)){
+if(dataType29 == "number" || dataType29 == "boolean"){
+coerced29 = "" + data35;
 }
-}
+else if(data35 === null){
+coerced29 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.console.type,parentSchema:schema11.properties.console,data:data21}];
+validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.console.properties.trace_url.type,parentSchema:schema11.properties.console.properties.trace_url,data:data35}];
 return false;
 }
 }
-var valid0 = _errs47 === errors;
+if(coerced29 !== undefined){
+data35 = coerced29;
+if(data33 !== undefined){
+data33["trace_url"] = coerced29;
+}
+}
+}
+if(errors === _errs77){
+if(typeof data35 === "string"){
+if(func3(data35) > 2048){
+validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema11.properties.console.properties.trace_url,data:data35}];
+return false;
+}
+else {
+if(!pattern2.test(data35)){
+validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]*\\{trace_id\\}[^\\s]*$"},message:"must match pattern \""+"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$"+"\"",schema:"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$",parentSchema:schema11.properties.console.properties.trace_url,data:data35}];
+return false;
+}
+}
+}
+}
+var valid6 = _errs77 === errors;
+}
+else {
+var valid6 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.console.type,parentSchema:schema11.properties.console,data:data33}];
+return false;
+}
+}
+var valid0 = _errs72 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log_level !== undefined){
-let data24 = data.log_level;
-const _errs54 = errors;
-const _errs55 = errors;
-let valid6 = false;
-const _errs56 = errors;
-if(typeof data24 !== "string"){
-let dataType19 = typeof data24;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 == "number" || dataType19 == "boolean"){
-coerced19 = "" + data24;
+let data36 = data.log_level;
+const _errs79 = errors;
+const _errs80 = errors;
+let valid7 = false;
+const _errs81 = errors;
+if(typeof data36 !== "string"){
+let dataType30 = typeof data36;
+let coerced30 = undefined;
+if(!(coerced30 !== undefined)){
+if(dataType30 == "number" || dataType30 == "boolean"){
+coerced30 = "" + data36;
 }
-else if(data24 === null){
-coerced19 = "";
+else if(data36 === null){
+coerced30 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data24};
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data36};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -991,15 +1487,15 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(coerced19 !== undefined){
-data24 = coerced19;
+if(coerced30 !== undefined){
+data36 = coerced30;
 if(data !== undefined){
-data["log_level"] = coerced19;
+data["log_level"] = coerced30;
 }
 }
 }
-if("fatal" !== data24){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data24};
+if("fatal" !== data36){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data36};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1008,22 +1504,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs56 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs58 = errors;
-if(typeof data24 !== "string"){
-let dataType20 = typeof data24;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 == "number" || dataType20 == "boolean"){
-coerced20 = "" + data24;
+var _valid0 = _errs81 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs83 = errors;
+if(typeof data36 !== "string"){
+let dataType31 = typeof data36;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 == "number" || dataType31 == "boolean"){
+coerced31 = "" + data36;
 }
-else if(data24 === null){
-coerced20 = "";
+else if(data36 === null){
+coerced31 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data24};
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data36};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1033,15 +1529,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced20 !== undefined){
-data24 = coerced20;
+if(coerced31 !== undefined){
+data36 = coerced31;
 if(data !== undefined){
-data["log_level"] = coerced20;
+data["log_level"] = coerced31;
 }
 }
 }
-if("error" !== data24){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data24};
+if("error" !== data36){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data36};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1050,22 +1546,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs58 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs60 = errors;
-if(typeof data24 !== "string"){
-let dataType21 = typeof data24;
-let coerced21 = undefined;
-if(!(coerced21 !== undefined)){
-if(dataType21 == "number" || dataType21 == "boolean"){
-coerced21 = "" + data24;
+var _valid0 = _errs83 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs85 = errors;
+if(typeof data36 !== "string"){
+let dataType32 = typeof data36;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 == "number" || dataType32 == "boolean"){
+coerced32 = "" + data36;
 }
-else if(data24 === null){
-coerced21 = "";
+else if(data36 === null){
+coerced32 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data24};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data36};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1075,15 +1571,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced21 !== undefined){
-data24 = coerced21;
+if(coerced32 !== undefined){
+data36 = coerced32;
 if(data !== undefined){
-data["log_level"] = coerced21;
+data["log_level"] = coerced32;
 }
 }
 }
-if("warn" !== data24){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data24};
+if("warn" !== data36){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data36};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1092,22 +1588,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs60 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs62 = errors;
-if(typeof data24 !== "string"){
-let dataType22 = typeof data24;
-let coerced22 = undefined;
-if(!(coerced22 !== undefined)){
-if(dataType22 == "number" || dataType22 == "boolean"){
-coerced22 = "" + data24;
+var _valid0 = _errs85 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs87 = errors;
+if(typeof data36 !== "string"){
+let dataType33 = typeof data36;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 == "number" || dataType33 == "boolean"){
+coerced33 = "" + data36;
 }
-else if(data24 === null){
-coerced22 = "";
+else if(data36 === null){
+coerced33 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data24};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data36};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1117,15 +1613,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced22 !== undefined){
-data24 = coerced22;
+if(coerced33 !== undefined){
+data36 = coerced33;
 if(data !== undefined){
-data["log_level"] = coerced22;
+data["log_level"] = coerced33;
 }
 }
 }
-if("info" !== data24){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data24};
+if("info" !== data36){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data36};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1134,22 +1630,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs62 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs64 = errors;
-if(typeof data24 !== "string"){
-let dataType23 = typeof data24;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 == "number" || dataType23 == "boolean"){
-coerced23 = "" + data24;
+var _valid0 = _errs87 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs89 = errors;
+if(typeof data36 !== "string"){
+let dataType34 = typeof data36;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 == "number" || dataType34 == "boolean"){
+coerced34 = "" + data36;
 }
-else if(data24 === null){
-coerced23 = "";
+else if(data36 === null){
+coerced34 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data24};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data36};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1159,15 +1655,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced23 !== undefined){
-data24 = coerced23;
+if(coerced34 !== undefined){
+data36 = coerced34;
 if(data !== undefined){
-data["log_level"] = coerced23;
+data["log_level"] = coerced34;
 }
 }
 }
-if("debug" !== data24){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data24};
+if("debug" !== data36){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data36};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1176,22 +1672,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs64 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs66 = errors;
-if(typeof data24 !== "string"){
-let dataType24 = typeof data24;
-let coerced24 = undefined;
-if(!(coerced24 !== undefined)){
-if(dataType24 == "number" || dataType24 == "boolean"){
-coerced24 = "" + data24;
+var _valid0 = _errs89 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs91 = errors;
+if(typeof data36 !== "string"){
+let dataType35 = typeof data36;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 == "number" || dataType35 == "boolean"){
+coerced35 = "" + data36;
 }
-else if(data24 === null){
-coerced24 = "";
+else if(data36 === null){
+coerced35 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data24};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data36};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1201,15 +1697,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced24 !== undefined){
-data24 = coerced24;
+if(coerced35 !== undefined){
+data36 = coerced35;
 if(data !== undefined){
-data["log_level"] = coerced24;
+data["log_level"] = coerced35;
 }
 }
 }
-if("trace" !== data24){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data24};
+if("trace" !== data36){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data36};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1218,22 +1714,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs66 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const _errs68 = errors;
-if(typeof data24 !== "string"){
-let dataType25 = typeof data24;
-let coerced25 = undefined;
-if(!(coerced25 !== undefined)){
-if(dataType25 == "number" || dataType25 == "boolean"){
-coerced25 = "" + data24;
+var _valid0 = _errs91 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const _errs93 = errors;
+if(typeof data36 !== "string"){
+let dataType36 = typeof data36;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 == "number" || dataType36 == "boolean"){
+coerced36 = "" + data36;
 }
-else if(data24 === null){
-coerced25 = "";
+else if(data36 === null){
+coerced36 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data24};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data36};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1243,15 +1739,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced25 !== undefined){
-data24 = coerced25;
+if(coerced36 !== undefined){
+data36 = coerced36;
 if(data !== undefined){
-data["log_level"] = coerced25;
+data["log_level"] = coerced36;
 }
 }
 }
-if("silent" !== data24){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data24};
+if("silent" !== data36){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data36};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1260,16 +1756,16 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs68 === errors;
-valid6 = valid6 || _valid0;
+var _valid0 = _errs93 === errors;
+valid7 = valid7 || _valid0;
 }
 }
 }
 }
 }
 }
-if(!valid6){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data24};
+if(!valid7){
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data36};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1281,1490 +1777,1050 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs55;
+errors = _errs80;
 if(vErrors !== null){
-if(_errs55){
-vErrors.length = _errs55;
+if(_errs80){
+vErrors.length = _errs80;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs54 === errors;
+var valid0 = _errs79 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data25 = data.limits;
-const _errs70 = errors;
-if(errors === _errs70){
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-const _errs72 = errors;
-for(const key5 in data25){
-if(!(((((key5 === "key") || (key5 === "ip")) || (key5 === "account")) || (key5 === "auth_failures_per_minute")) || (key5 === "count_tokens_per_minute"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data25}];
+let data37 = data.limits;
+const _errs95 = errors;
+if(errors === _errs95){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+const _errs97 = errors;
+for(const key6 in data37){
+if(!(((((key6 === "key") || (key6 === "ip")) || (key6 === "account")) || (key6 === "auth_failures_per_minute")) || (key6 === "count_tokens_per_minute"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data37}];
 return false;
 break;
 }
 }
-if(_errs72 === errors){
-if(data25.key !== undefined){
-let data26 = data25.key;
-const _errs73 = errors;
-if(errors === _errs73){
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-const _errs75 = errors;
-for(const key6 in data26){
-if(!(((key6 === "rpm") || (key6 === "rps")) || (key6 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data26}];
-return false;
-break;
-}
-}
-if(_errs75 === errors){
-if(data26.rpm !== undefined){
-let data27 = data26.rpm;
-const _errs76 = errors;
-if(!((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27)))){
-let dataType26 = typeof data27;
-let coerced26 = undefined;
-if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data27 === null
-              || (dataType26 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
-coerced26 = +data27;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data27}];
-return false;
-}
-}
-if(coerced26 !== undefined){
-data27 = coerced26;
-if(data26 !== undefined){
-data26["rpm"] = coerced26;
-}
-}
-}
-if(errors === _errs76){
-if(typeof data27 == "number"){
-if(data27 < 1 || isNaN(data27)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data27}];
-return false;
-}
-}
-}
-var valid8 = _errs76 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data26.rps !== undefined){
-let data28 = data26.rps;
-const _errs78 = errors;
-if(!((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28)))){
-let dataType27 = typeof data28;
-let coerced27 = undefined;
-if(!(coerced27 !== undefined)){
-if(dataType27 === "boolean" || data28 === null
-              || (dataType27 === "string" && data28 && data28 == +data28 && !(data28 % 1))){
-coerced27 = +data28;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data28}];
-return false;
-}
-}
-if(coerced27 !== undefined){
-data28 = coerced27;
-if(data26 !== undefined){
-data26["rps"] = coerced27;
-}
-}
-}
-if(errors === _errs78){
-if(typeof data28 == "number"){
-if(data28 < 1 || isNaN(data28)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data28}];
-return false;
-}
-}
-}
-var valid8 = _errs78 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data26.tpm !== undefined){
-let data29 = data26.tpm;
-const _errs80 = errors;
-if(!((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29)))){
-let dataType28 = typeof data29;
-let coerced28 = undefined;
-if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data29 === null
-              || (dataType28 === "string" && data29 && data29 == +data29 && !(data29 % 1))){
-coerced28 = +data29;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data29}];
-return false;
-}
-}
-if(coerced28 !== undefined){
-data29 = coerced28;
-if(data26 !== undefined){
-data26["tpm"] = coerced28;
-}
-}
-}
-if(errors === _errs80){
-if(typeof data29 == "number"){
-if(data29 < 1 || isNaN(data29)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data29}];
-return false;
-}
-}
-}
-var valid8 = _errs80 === errors;
-}
-else {
-var valid8 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data26}];
-return false;
-}
-}
-var valid7 = _errs73 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data25.ip !== undefined){
-let data30 = data25.ip;
-const _errs82 = errors;
-if(errors === _errs82){
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-const _errs84 = errors;
-for(const key7 in data30){
-if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data30}];
-return false;
-break;
-}
-}
-if(_errs84 === errors){
-if(data30.rpm !== undefined){
-let data31 = data30.rpm;
-const _errs85 = errors;
-if(!((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31)))){
-let dataType29 = typeof data31;
-let coerced29 = undefined;
-if(!(coerced29 !== undefined)){
-if(dataType29 === "boolean" || data31 === null
-              || (dataType29 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
-coerced29 = +data31;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data31}];
-return false;
-}
-}
-if(coerced29 !== undefined){
-data31 = coerced29;
-if(data30 !== undefined){
-data30["rpm"] = coerced29;
-}
-}
-}
-if(errors === _errs85){
-if(typeof data31 == "number"){
-if(data31 < 1 || isNaN(data31)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data31}];
-return false;
-}
-}
-}
-var valid9 = _errs85 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data30.rps !== undefined){
-let data32 = data30.rps;
-const _errs87 = errors;
-if(!((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32)))){
-let dataType30 = typeof data32;
-let coerced30 = undefined;
-if(!(coerced30 !== undefined)){
-if(dataType30 === "boolean" || data32 === null
-              || (dataType30 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
-coerced30 = +data32;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data32}];
-return false;
-}
-}
-if(coerced30 !== undefined){
-data32 = coerced30;
-if(data30 !== undefined){
-data30["rps"] = coerced30;
-}
-}
-}
-if(errors === _errs87){
-if(typeof data32 == "number"){
-if(data32 < 1 || isNaN(data32)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data32}];
-return false;
-}
-}
-}
-var valid9 = _errs87 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data30.tpm !== undefined){
-let data33 = data30.tpm;
-const _errs89 = errors;
-if(!((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33)))){
-let dataType31 = typeof data33;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data33 === null
-              || (dataType31 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
-coerced31 = +data33;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data33}];
-return false;
-}
-}
-if(coerced31 !== undefined){
-data33 = coerced31;
-if(data30 !== undefined){
-data30["tpm"] = coerced31;
-}
-}
-}
-if(errors === _errs89){
-if(typeof data33 == "number"){
-if(data33 < 1 || isNaN(data33)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data33}];
-return false;
-}
-}
-}
-var valid9 = _errs89 === errors;
-}
-else {
-var valid9 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data30}];
-return false;
-}
-}
-var valid7 = _errs82 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data25.account !== undefined){
-let data34 = data25.account;
-const _errs91 = errors;
-if(errors === _errs91){
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-const _errs93 = errors;
-for(const key8 in data34){
-if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data34}];
-return false;
-break;
-}
-}
-if(_errs93 === errors){
-if(data34.rpm !== undefined){
-let data35 = data34.rpm;
-const _errs94 = errors;
-if(!((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35)))){
-let dataType32 = typeof data35;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data35 === null
-              || (dataType32 === "string" && data35 && data35 == +data35 && !(data35 % 1))){
-coerced32 = +data35;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data35}];
-return false;
-}
-}
-if(coerced32 !== undefined){
-data35 = coerced32;
-if(data34 !== undefined){
-data34["rpm"] = coerced32;
-}
-}
-}
-if(errors === _errs94){
-if(typeof data35 == "number"){
-if(data35 < 1 || isNaN(data35)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data35}];
-return false;
-}
-}
-}
-var valid10 = _errs94 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data34.rps !== undefined){
-let data36 = data34.rps;
-const _errs96 = errors;
-if(!((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36)))){
-let dataType33 = typeof data36;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 === "boolean" || data36 === null
-              || (dataType33 === "string" && data36 && data36 == +data36 && !(data36 % 1))){
-coerced33 = +data36;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data36}];
-return false;
-}
-}
-if(coerced33 !== undefined){
-data36 = coerced33;
-if(data34 !== undefined){
-data34["rps"] = coerced33;
-}
-}
-}
-if(errors === _errs96){
-if(typeof data36 == "number"){
-if(data36 < 1 || isNaN(data36)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data36}];
-return false;
-}
-}
-}
-var valid10 = _errs96 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data34.tpm !== undefined){
-let data37 = data34.tpm;
+if(_errs97 === errors){
+if(data37.key !== undefined){
+let data38 = data37.key;
 const _errs98 = errors;
-if(!((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37)))){
-let dataType34 = typeof data37;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data37 === null
-              || (dataType34 === "string" && data37 && data37 == +data37 && !(data37 % 1))){
-coerced34 = +data37;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data37}];
-return false;
-}
-}
-if(coerced34 !== undefined){
-data37 = coerced34;
-if(data34 !== undefined){
-data34["tpm"] = coerced34;
-}
-}
-}
 if(errors === _errs98){
-if(typeof data37 == "number"){
-if(data37 < 1 || isNaN(data37)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data37}];
-return false;
-}
-}
-}
-var valid10 = _errs98 === errors;
-}
-else {
-var valid10 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data34}];
-return false;
-}
-}
-var valid7 = _errs91 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data25.auth_failures_per_minute !== undefined){
-let data38 = data25.auth_failures_per_minute;
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
 const _errs100 = errors;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
-let dataType35 = typeof data38;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 === "boolean" || data38 === null
-              || (dataType35 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced35 = +data38;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data38}];
+for(const key7 in data38){
+if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data38}];
 return false;
+break;
 }
 }
-if(coerced35 !== undefined){
-data38 = coerced35;
-if(data25 !== undefined){
-data25["auth_failures_per_minute"] = coerced35;
-}
-}
-}
-if(errors === _errs100){
-if(typeof data38 == "number"){
-if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data38}];
-return false;
-}
-}
-}
-var valid7 = _errs100 === errors;
-}
-else {
-var valid7 = true;
-}
-if(valid7){
-if(data25.count_tokens_per_minute !== undefined){
-let data39 = data25.count_tokens_per_minute;
-const _errs102 = errors;
+if(_errs100 === errors){
+if(data38.rpm !== undefined){
+let data39 = data38.rpm;
+const _errs101 = errors;
 if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
-let dataType36 = typeof data39;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data39 === null
-              || (dataType36 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
-coerced36 = +data39;
+let dataType37 = typeof data39;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data39 === null
+              || (dataType37 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
+coerced37 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data39}];
 return false;
 }
 }
-if(coerced36 !== undefined){
-data39 = coerced36;
-if(data25 !== undefined){
-data25["count_tokens_per_minute"] = coerced36;
+if(coerced37 !== undefined){
+data39 = coerced37;
+if(data38 !== undefined){
+data38["rpm"] = coerced37;
 }
 }
 }
-if(errors === _errs102){
+if(errors === _errs101){
 if(typeof data39 == "number"){
 if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data39}];
 return false;
 }
 }
 }
-var valid7 = _errs102 === errors;
+var valid9 = _errs101 === errors;
 }
 else {
-var valid7 = true;
+var valid9 = true;
 }
-}
-}
-}
-}
-}
+if(valid9){
+if(data38.rps !== undefined){
+let data40 = data38.rps;
+const _errs103 = errors;
+if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
+let dataType38 = typeof data40;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 === "boolean" || data40 === null
+              || (dataType38 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
+coerced38 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data25}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data40}];
 return false;
 }
 }
-var valid0 = _errs70 === errors;
+if(coerced38 !== undefined){
+data40 = coerced38;
+if(data38 !== undefined){
+data38["rps"] = coerced38;
+}
+}
+}
+if(errors === _errs103){
+if(typeof data40 == "number"){
+if(data40 < 1 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data40}];
+return false;
+}
+}
+}
+var valid9 = _errs103 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data38.tpm !== undefined){
+let data41 = data38.tpm;
+const _errs105 = errors;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+let dataType39 = typeof data41;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data41 === null
+              || (dataType39 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
+coerced39 = +data41;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data41}];
+return false;
+}
+}
+if(coerced39 !== undefined){
+data41 = coerced39;
+if(data38 !== undefined){
+data38["tpm"] = coerced39;
+}
+}
+}
+if(errors === _errs105){
+if(typeof data41 == "number"){
+if(data41 < 1 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data41}];
+return false;
+}
+}
+}
+var valid9 = _errs105 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data38}];
+return false;
+}
+}
+var valid8 = _errs98 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data37.ip !== undefined){
+let data42 = data37.ip;
+const _errs107 = errors;
+if(errors === _errs107){
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+const _errs109 = errors;
+for(const key8 in data42){
+if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data42}];
+return false;
+break;
+}
+}
+if(_errs109 === errors){
+if(data42.rpm !== undefined){
+let data43 = data42.rpm;
+const _errs110 = errors;
+if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
+let dataType40 = typeof data43;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 === "boolean" || data43 === null
+              || (dataType40 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
+coerced40 = +data43;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data43}];
+return false;
+}
+}
+if(coerced40 !== undefined){
+data43 = coerced40;
+if(data42 !== undefined){
+data42["rpm"] = coerced40;
+}
+}
+}
+if(errors === _errs110){
+if(typeof data43 == "number"){
+if(data43 < 1 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data43}];
+return false;
+}
+}
+}
+var valid10 = _errs110 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data42.rps !== undefined){
+let data44 = data42.rps;
+const _errs112 = errors;
+if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
+let dataType41 = typeof data44;
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(dataType41 === "boolean" || data44 === null
+              || (dataType41 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
+coerced41 = +data44;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data44}];
+return false;
+}
+}
+if(coerced41 !== undefined){
+data44 = coerced41;
+if(data42 !== undefined){
+data42["rps"] = coerced41;
+}
+}
+}
+if(errors === _errs112){
+if(typeof data44 == "number"){
+if(data44 < 1 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data44}];
+return false;
+}
+}
+}
+var valid10 = _errs112 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data42.tpm !== undefined){
+let data45 = data42.tpm;
+const _errs114 = errors;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+let dataType42 = typeof data45;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 === "boolean" || data45 === null
+              || (dataType42 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
+coerced42 = +data45;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data45}];
+return false;
+}
+}
+if(coerced42 !== undefined){
+data45 = coerced42;
+if(data42 !== undefined){
+data42["tpm"] = coerced42;
+}
+}
+}
+if(errors === _errs114){
+if(typeof data45 == "number"){
+if(data45 < 1 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data45}];
+return false;
+}
+}
+}
+var valid10 = _errs114 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data42}];
+return false;
+}
+}
+var valid8 = _errs107 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data37.account !== undefined){
+let data46 = data37.account;
+const _errs116 = errors;
+if(errors === _errs116){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+const _errs118 = errors;
+for(const key9 in data46){
+if(!(((key9 === "rpm") || (key9 === "rps")) || (key9 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data46}];
+return false;
+break;
+}
+}
+if(_errs118 === errors){
+if(data46.rpm !== undefined){
+let data47 = data46.rpm;
+const _errs119 = errors;
+if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
+let dataType43 = typeof data47;
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(dataType43 === "boolean" || data47 === null
+              || (dataType43 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
+coerced43 = +data47;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data47}];
+return false;
+}
+}
+if(coerced43 !== undefined){
+data47 = coerced43;
+if(data46 !== undefined){
+data46["rpm"] = coerced43;
+}
+}
+}
+if(errors === _errs119){
+if(typeof data47 == "number"){
+if(data47 < 1 || isNaN(data47)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data47}];
+return false;
+}
+}
+}
+var valid11 = _errs119 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data46.rps !== undefined){
+let data48 = data46.rps;
+const _errs121 = errors;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+let dataType44 = typeof data48;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 === "boolean" || data48 === null
+              || (dataType44 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
+coerced44 = +data48;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data48}];
+return false;
+}
+}
+if(coerced44 !== undefined){
+data48 = coerced44;
+if(data46 !== undefined){
+data46["rps"] = coerced44;
+}
+}
+}
+if(errors === _errs121){
+if(typeof data48 == "number"){
+if(data48 < 1 || isNaN(data48)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data48}];
+return false;
+}
+}
+}
+var valid11 = _errs121 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data46.tpm !== undefined){
+let data49 = data46.tpm;
+const _errs123 = errors;
+if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
+let dataType45 = typeof data49;
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(dataType45 === "boolean" || data49 === null
+              || (dataType45 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
+coerced45 = +data49;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data49}];
+return false;
+}
+}
+if(coerced45 !== undefined){
+data49 = coerced45;
+if(data46 !== undefined){
+data46["tpm"] = coerced45;
+}
+}
+}
+if(errors === _errs123){
+if(typeof data49 == "number"){
+if(data49 < 1 || isNaN(data49)){
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data49}];
+return false;
+}
+}
+}
+var valid11 = _errs123 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data46}];
+return false;
+}
+}
+var valid8 = _errs116 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data37.auth_failures_per_minute !== undefined){
+let data50 = data37.auth_failures_per_minute;
+const _errs125 = errors;
+if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
+let dataType46 = typeof data50;
+let coerced46 = undefined;
+if(!(coerced46 !== undefined)){
+if(dataType46 === "boolean" || data50 === null
+              || (dataType46 === "string" && data50 && data50 == +data50 && !(data50 % 1))){
+coerced46 = +data50;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data50}];
+return false;
+}
+}
+if(coerced46 !== undefined){
+data50 = coerced46;
+if(data37 !== undefined){
+data37["auth_failures_per_minute"] = coerced46;
+}
+}
+}
+if(errors === _errs125){
+if(typeof data50 == "number"){
+if(data50 < 1 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data50}];
+return false;
+}
+}
+}
+var valid8 = _errs125 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data37.count_tokens_per_minute !== undefined){
+let data51 = data37.count_tokens_per_minute;
+const _errs127 = errors;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+let dataType47 = typeof data51;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data51 === null
+              || (dataType47 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced47 = +data51;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data51}];
+return false;
+}
+}
+if(coerced47 !== undefined){
+data51 = coerced47;
+if(data37 !== undefined){
+data37["count_tokens_per_minute"] = coerced47;
+}
+}
+}
+if(errors === _errs127){
+if(typeof data51 == "number"){
+if(data51 < 1 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data51}];
+return false;
+}
+}
+}
+var valid8 = _errs127 === errors;
+}
+else {
+var valid8 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data37}];
+return false;
+}
+}
+var valid0 = _errs95 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data40 = data.failover;
-const _errs104 = errors;
-if(errors === _errs104){
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-const _errs106 = errors;
-for(const key9 in data40){
-if(!(((key9 === "max_attempts") || (key9 === "retry_on_status")) || (key9 === "max_retry_after_seconds"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data40}];
+let data52 = data.failover;
+const _errs129 = errors;
+if(errors === _errs129){
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+const _errs131 = errors;
+for(const key10 in data52){
+if(!(((key10 === "max_attempts") || (key10 === "retry_on_status")) || (key10 === "max_retry_after_seconds"))){
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data52}];
 return false;
 break;
 }
 }
-if(_errs106 === errors){
-if(data40.max_attempts !== undefined){
-let data41 = data40.max_attempts;
-const _errs107 = errors;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
-let dataType37 = typeof data41;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data41 === null
-              || (dataType37 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
-coerced37 = +data41;
+if(_errs131 === errors){
+if(data52.max_attempts !== undefined){
+let data53 = data52.max_attempts;
+const _errs132 = errors;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+let dataType48 = typeof data53;
+let coerced48 = undefined;
+if(!(coerced48 !== undefined)){
+if(dataType48 === "boolean" || data53 === null
+              || (dataType48 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced48 = +data53;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data53}];
 return false;
 }
 }
-if(coerced37 !== undefined){
-data41 = coerced37;
-if(data40 !== undefined){
-data40["max_attempts"] = coerced37;
+if(coerced48 !== undefined){
+data53 = coerced48;
+if(data52 !== undefined){
+data52["max_attempts"] = coerced48;
 }
 }
 }
-if(errors === _errs107){
-if(typeof data41 == "number"){
-if(data41 > 20 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data41}];
+if(errors === _errs132){
+if(typeof data53 == "number"){
+if(data53 > 20 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data53}];
 return false;
 }
 else {
-if(data41 < 1 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data41}];
+if(data53 < 1 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data53}];
 return false;
 }
 }
 }
 }
-var valid11 = _errs107 === errors;
+var valid12 = _errs132 === errors;
 }
 else {
-var valid11 = true;
-}
-if(valid11){
-if(data40.retry_on_status !== undefined){
-let data42 = data40.retry_on_status;
-const _errs109 = errors;
-if(errors === _errs109){
-if(Array.isArray(data42)){
 var valid12 = true;
-const len1 = data42.length;
+}
+if(valid12){
+if(data52.retry_on_status !== undefined){
+let data54 = data52.retry_on_status;
+const _errs134 = errors;
+if(errors === _errs134){
+if(Array.isArray(data54)){
+var valid13 = true;
+const len1 = data54.length;
 for(let i1=0; i1<len1; i1++){
-let data43 = data42[i1];
-const _errs111 = errors;
-if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
-let dataType38 = typeof data43;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data43 === null
-              || (dataType38 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
-coerced38 = +data43;
+let data55 = data54[i1];
+const _errs136 = errors;
+if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
+let dataType49 = typeof data55;
+let coerced49 = undefined;
+if(!(coerced49 !== undefined)){
+if(dataType49 === "boolean" || data55 === null
+              || (dataType49 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
+coerced49 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data55}];
 return false;
 }
 }
-if(coerced38 !== undefined){
-data43 = coerced38;
-if(data42 !== undefined){
-data42[i1] = coerced38;
+if(coerced49 !== undefined){
+data55 = coerced49;
+if(data54 !== undefined){
+data54[i1] = coerced49;
 }
 }
 }
-if(errors === _errs111){
-if(typeof data43 == "number"){
-if(data43 > 599 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data43}];
+if(errors === _errs136){
+if(typeof data55 == "number"){
+if(data55 > 599 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data55}];
 return false;
 }
 else {
-if(data43 < 400 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data43}];
+if(data55 < 400 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data55}];
 return false;
 }
 }
 }
 }
-var valid12 = _errs111 === errors;
-if(!valid12){
+var valid13 = _errs136 === errors;
+if(!valid13){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data54}];
 return false;
 }
 }
-var valid11 = _errs109 === errors;
+var valid12 = _errs134 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
-if(valid11){
-if(data40.max_retry_after_seconds !== undefined){
-let data44 = data40.max_retry_after_seconds;
-const _errs113 = errors;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-let dataType39 = typeof data44;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data44 === null
-              || (dataType39 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
-coerced39 = +data44;
+if(valid12){
+if(data52.max_retry_after_seconds !== undefined){
+let data56 = data52.max_retry_after_seconds;
+const _errs138 = errors;
+if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
+let dataType50 = typeof data56;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 === "boolean" || data56 === null
+              || (dataType50 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+coerced50 = +data56;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data56}];
 return false;
 }
 }
-if(coerced39 !== undefined){
-data44 = coerced39;
-if(data40 !== undefined){
-data40["max_retry_after_seconds"] = coerced39;
+if(coerced50 !== undefined){
+data56 = coerced50;
+if(data52 !== undefined){
+data52["max_retry_after_seconds"] = coerced50;
 }
 }
 }
-if(errors === _errs113){
-if(typeof data44 == "number"){
-if(data44 > 3600 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data44}];
+if(errors === _errs138){
+if(typeof data56 == "number"){
+if(data56 > 3600 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data56}];
 return false;
 }
 else {
-if(data44 < 1 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data44}];
+if(data56 < 1 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data56}];
 return false;
 }
 }
 }
 }
-var valid11 = _errs113 === errors;
+var valid12 = _errs138 === errors;
 }
 else {
-var valid11 = true;
+var valid12 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data52}];
 return false;
 }
 }
-var valid0 = _errs104 === errors;
+var valid0 = _errs129 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data45 = data.timeouts;
-const _errs115 = errors;
-if(errors === _errs115){
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-const _errs117 = errors;
-for(const key10 in data45){
-if(!(((((key10 === "connect_ms") || (key10 === "first_byte_ms")) || (key10 === "idle_ms")) || (key10 === "total_ms")) || (key10 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data45}];
+let data57 = data.timeouts;
+const _errs140 = errors;
+if(errors === _errs140){
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+const _errs142 = errors;
+for(const key11 in data57){
+if(!(((((key11 === "connect_ms") || (key11 === "first_byte_ms")) || (key11 === "idle_ms")) || (key11 === "total_ms")) || (key11 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data57}];
 return false;
 break;
 }
 }
-if(_errs117 === errors){
-if(data45.connect_ms !== undefined){
-let data46 = data45.connect_ms;
-const _errs118 = errors;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-let dataType40 = typeof data46;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data46 === null
-              || (dataType40 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
-coerced40 = +data46;
+if(_errs142 === errors){
+if(data57.connect_ms !== undefined){
+let data58 = data57.connect_ms;
+const _errs143 = errors;
+if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
+let dataType51 = typeof data58;
+let coerced51 = undefined;
+if(!(coerced51 !== undefined)){
+if(dataType51 === "boolean" || data58 === null
+              || (dataType51 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced51 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data46}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data58}];
 return false;
 }
 }
-if(coerced40 !== undefined){
-data46 = coerced40;
-if(data45 !== undefined){
-data45["connect_ms"] = coerced40;
+if(coerced51 !== undefined){
+data58 = coerced51;
+if(data57 !== undefined){
+data57["connect_ms"] = coerced51;
 }
 }
 }
-if(errors === _errs118){
-if(typeof data46 == "number"){
-if(data46 < 1 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data46}];
-return false;
-}
-}
-}
-var valid13 = _errs118 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data45.first_byte_ms !== undefined){
-let data47 = data45.first_byte_ms;
-const _errs120 = errors;
-if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
-let dataType41 = typeof data47;
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(dataType41 === "boolean" || data47 === null
-              || (dataType41 === "string" && data47 && data47 == +data47 && !(data47 % 1))){
-coerced41 = +data47;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data47}];
-return false;
-}
-}
-if(coerced41 !== undefined){
-data47 = coerced41;
-if(data45 !== undefined){
-data45["first_byte_ms"] = coerced41;
-}
-}
-}
-if(errors === _errs120){
-if(typeof data47 == "number"){
-if(data47 < 1 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data47}];
+if(errors === _errs143){
+if(typeof data58 == "number"){
+if(data58 < 1 || isNaN(data58)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data58}];
 return false;
 }
 }
 }
-var valid13 = _errs120 === errors;
+var valid14 = _errs143 === errors;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
-if(data45.idle_ms !== undefined){
-let data48 = data45.idle_ms;
-const _errs122 = errors;
-if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
-let dataType42 = typeof data48;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 === "boolean" || data48 === null
-              || (dataType42 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
-coerced42 = +data48;
+if(valid14){
+if(data57.first_byte_ms !== undefined){
+let data59 = data57.first_byte_ms;
+const _errs145 = errors;
+if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
+let dataType52 = typeof data59;
+let coerced52 = undefined;
+if(!(coerced52 !== undefined)){
+if(dataType52 === "boolean" || data59 === null
+              || (dataType52 === "string" && data59 && data59 == +data59 && !(data59 % 1))){
+coerced52 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data59}];
 return false;
 }
 }
-if(coerced42 !== undefined){
-data48 = coerced42;
-if(data45 !== undefined){
-data45["idle_ms"] = coerced42;
+if(coerced52 !== undefined){
+data59 = coerced52;
+if(data57 !== undefined){
+data57["first_byte_ms"] = coerced52;
 }
 }
 }
-if(errors === _errs122){
-if(typeof data48 == "number"){
-if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data48}];
-return false;
-}
-}
-}
-var valid13 = _errs122 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data45.total_ms !== undefined){
-let data49 = data45.total_ms;
-const _errs124 = errors;
-if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
-let dataType43 = typeof data49;
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(dataType43 === "boolean" || data49 === null
-              || (dataType43 === "string" && data49 && data49 == +data49 && !(data49 % 1))){
-coerced43 = +data49;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data49}];
-return false;
-}
-}
-if(coerced43 !== undefined){
-data49 = coerced43;
-if(data45 !== undefined){
-data45["total_ms"] = coerced43;
-}
-}
-}
-if(errors === _errs124){
-if(typeof data49 == "number"){
-if(data49 < 1 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data49}];
+if(errors === _errs145){
+if(typeof data59 == "number"){
+if(data59 < 1 || isNaN(data59)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data59}];
 return false;
 }
 }
 }
-var valid13 = _errs124 === errors;
+var valid14 = _errs145 === errors;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-if(valid13){
-if(data45.min_tokens_per_second !== undefined){
-let data50 = data45.min_tokens_per_second;
-const _errs126 = errors;
-if(!(typeof data50 == "number")){
-let dataType44 = typeof data50;
-let coerced44 = undefined;
-if(!(coerced44 !== undefined)){
-if(dataType44 == "boolean" || data50 === null
-              || (dataType44 == "string" && data50 && data50 == +data50)){
-coerced44 = +data50;
+if(valid14){
+if(data57.idle_ms !== undefined){
+let data60 = data57.idle_ms;
+const _errs147 = errors;
+if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
+let dataType53 = typeof data60;
+let coerced53 = undefined;
+if(!(coerced53 !== undefined)){
+if(dataType53 === "boolean" || data60 === null
+              || (dataType53 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
+coerced53 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data60}];
 return false;
 }
 }
-if(coerced44 !== undefined){
-data50 = coerced44;
-if(data45 !== undefined){
-data45["min_tokens_per_second"] = coerced44;
+if(coerced53 !== undefined){
+data60 = coerced53;
+if(data57 !== undefined){
+data57["idle_ms"] = coerced53;
 }
 }
 }
-if(errors === _errs126){
-if(typeof data50 == "number"){
-if(data50 <= 0 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data50}];
+if(errors === _errs147){
+if(typeof data60 == "number"){
+if(data60 < 1 || isNaN(data60)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data60}];
 return false;
 }
 }
 }
-var valid13 = _errs126 === errors;
+var valid14 = _errs147 === errors;
 }
 else {
-var valid13 = true;
+var valid14 = true;
 }
-}
-}
-}
-}
-}
+if(valid14){
+if(data57.total_ms !== undefined){
+let data61 = data57.total_ms;
+const _errs149 = errors;
+if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
+let dataType54 = typeof data61;
+let coerced54 = undefined;
+if(!(coerced54 !== undefined)){
+if(dataType54 === "boolean" || data61 === null
+              || (dataType54 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
+coerced54 = +data61;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data61}];
 return false;
 }
 }
-var valid0 = _errs115 === errors;
+if(coerced54 !== undefined){
+data61 = coerced54;
+if(data57 !== undefined){
+data57["total_ms"] = coerced54;
+}
+}
+}
+if(errors === _errs149){
+if(typeof data61 == "number"){
+if(data61 < 1 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data61}];
+return false;
+}
+}
+}
+var valid14 = _errs149 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data57.min_tokens_per_second !== undefined){
+let data62 = data57.min_tokens_per_second;
+const _errs151 = errors;
+if(!(typeof data62 == "number")){
+let dataType55 = typeof data62;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 == "boolean" || data62 === null
+              || (dataType55 == "string" && data62 && data62 == +data62)){
+coerced55 = +data62;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data62}];
+return false;
+}
+}
+if(coerced55 !== undefined){
+data62 = coerced55;
+if(data57 !== undefined){
+data57["min_tokens_per_second"] = coerced55;
+}
+}
+}
+if(errors === _errs151){
+if(typeof data62 == "number"){
+if(data62 <= 0 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data62}];
+return false;
+}
+}
+}
+var valid14 = _errs151 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data57}];
+return false;
+}
+}
+var valid0 = _errs140 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data51 = data.node_replies;
-const _errs128 = errors;
-if(errors === _errs128){
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
-const _errs130 = errors;
-for(const key11 in data51){
-if(!((key11 === "max_json_bytes") || (key11 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data51}];
+let data63 = data.node_replies;
+const _errs153 = errors;
+if(errors === _errs153){
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+const _errs155 = errors;
+for(const key12 in data63){
+if(!((key12 === "max_json_bytes") || (key12 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data63}];
 return false;
 break;
 }
 }
-if(_errs130 === errors){
-if(data51.max_json_bytes !== undefined){
-let data52 = data51.max_json_bytes;
-const _errs131 = errors;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-let dataType45 = typeof data52;
-let coerced45 = undefined;
-if(!(coerced45 !== undefined)){
-if(dataType45 === "boolean" || data52 === null
-              || (dataType45 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
-coerced45 = +data52;
+if(_errs155 === errors){
+if(data63.max_json_bytes !== undefined){
+let data64 = data63.max_json_bytes;
+const _errs156 = errors;
+if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
+let dataType56 = typeof data64;
+let coerced56 = undefined;
+if(!(coerced56 !== undefined)){
+if(dataType56 === "boolean" || data64 === null
+              || (dataType56 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
+coerced56 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data52}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data64}];
 return false;
 }
 }
-if(coerced45 !== undefined){
-data52 = coerced45;
-if(data51 !== undefined){
-data51["max_json_bytes"] = coerced45;
+if(coerced56 !== undefined){
+data64 = coerced56;
+if(data63 !== undefined){
+data63["max_json_bytes"] = coerced56;
 }
 }
 }
-if(errors === _errs131){
-if(typeof data52 == "number"){
-if(data52 < 1024 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data52}];
-return false;
-}
-}
-}
-var valid14 = _errs131 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data51.max_event_bytes !== undefined){
-let data53 = data51.max_event_bytes;
-const _errs133 = errors;
-if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
-let dataType46 = typeof data53;
-let coerced46 = undefined;
-if(!(coerced46 !== undefined)){
-if(dataType46 === "boolean" || data53 === null
-              || (dataType46 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
-coerced46 = +data53;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data53}];
-return false;
-}
-}
-if(coerced46 !== undefined){
-data53 = coerced46;
-if(data51 !== undefined){
-data51["max_event_bytes"] = coerced46;
-}
-}
-}
-if(errors === _errs133){
-if(typeof data53 == "number"){
-if(data53 < 1024 || isNaN(data53)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data53}];
+if(errors === _errs156){
+if(typeof data64 == "number"){
+if(data64 < 1024 || isNaN(data64)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data64}];
 return false;
 }
 }
 }
-var valid14 = _errs133 === errors;
+var valid15 = _errs156 === errors;
 }
 else {
-var valid14 = true;
+var valid15 = true;
 }
-}
-}
+if(valid15){
+if(data63.max_event_bytes !== undefined){
+let data65 = data63.max_event_bytes;
+const _errs158 = errors;
+if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
+let dataType57 = typeof data65;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 === "boolean" || data65 === null
+              || (dataType57 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
+coerced57 = +data65;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data65}];
 return false;
 }
 }
-var valid0 = _errs128 === errors;
+if(coerced57 !== undefined){
+data65 = coerced57;
+if(data63 !== undefined){
+data63["max_event_bytes"] = coerced57;
+}
+}
+}
+if(errors === _errs158){
+if(typeof data65 == "number"){
+if(data65 < 1024 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data65}];
+return false;
+}
+}
+}
+var valid15 = _errs158 === errors;
+}
+else {
+var valid15 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data63}];
+return false;
+}
+}
+var valid0 = _errs153 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data54 = data.health;
-const _errs135 = errors;
-if(errors === _errs135){
-if(data54 && typeof data54 == "object" && !Array.isArray(data54)){
-const _errs137 = errors;
-for(const key12 in data54){
-if(!((((((key12 === "failure_threshold") || (key12 === "base_ejection_ms")) || (key12 === "max_ejection_ms")) || (key12 === "probe_interval_ms")) || (key12 === "probe_path")) || (key12 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data54}];
+let data66 = data.health;
+const _errs160 = errors;
+if(errors === _errs160){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs162 = errors;
+for(const key13 in data66){
+if(!((((((key13 === "failure_threshold") || (key13 === "base_ejection_ms")) || (key13 === "max_ejection_ms")) || (key13 === "probe_interval_ms")) || (key13 === "probe_path")) || (key13 === "probe_timeout_ms"))){
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data66}];
 return false;
 break;
 }
 }
-if(_errs137 === errors){
-if(data54.failure_threshold !== undefined){
-let data55 = data54.failure_threshold;
-const _errs138 = errors;
-if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
-let dataType47 = typeof data55;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 === "boolean" || data55 === null
-              || (dataType47 === "string" && data55 && data55 == +data55 && !(data55 % 1))){
-coerced47 = +data55;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data55}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data55 = coerced47;
-if(data54 !== undefined){
-data54["failure_threshold"] = coerced47;
-}
-}
-}
-if(errors === _errs138){
-if(typeof data55 == "number"){
-if(data55 < 1 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data55}];
-return false;
-}
-}
-}
-var valid15 = _errs138 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data54.base_ejection_ms !== undefined){
-let data56 = data54.base_ejection_ms;
-const _errs140 = errors;
-if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
-let dataType48 = typeof data56;
-let coerced48 = undefined;
-if(!(coerced48 !== undefined)){
-if(dataType48 === "boolean" || data56 === null
-              || (dataType48 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
-coerced48 = +data56;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data56}];
-return false;
-}
-}
-if(coerced48 !== undefined){
-data56 = coerced48;
-if(data54 !== undefined){
-data54["base_ejection_ms"] = coerced48;
-}
-}
-}
-if(errors === _errs140){
-if(typeof data56 == "number"){
-if(data56 < 1 || isNaN(data56)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data56}];
-return false;
-}
-}
-}
-var valid15 = _errs140 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data54.max_ejection_ms !== undefined){
-let data57 = data54.max_ejection_ms;
-const _errs142 = errors;
-if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
-let dataType49 = typeof data57;
-let coerced49 = undefined;
-if(!(coerced49 !== undefined)){
-if(dataType49 === "boolean" || data57 === null
-              || (dataType49 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
-coerced49 = +data57;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data57}];
-return false;
-}
-}
-if(coerced49 !== undefined){
-data57 = coerced49;
-if(data54 !== undefined){
-data54["max_ejection_ms"] = coerced49;
-}
-}
-}
-if(errors === _errs142){
-if(typeof data57 == "number"){
-if(data57 < 1 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data57}];
-return false;
-}
-}
-}
-var valid15 = _errs142 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data54.probe_interval_ms !== undefined){
-let data58 = data54.probe_interval_ms;
-const _errs144 = errors;
-if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
-let dataType50 = typeof data58;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 === "boolean" || data58 === null
-              || (dataType50 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
-coerced50 = +data58;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data58}];
-return false;
-}
-}
-if(coerced50 !== undefined){
-data58 = coerced50;
-if(data54 !== undefined){
-data54["probe_interval_ms"] = coerced50;
-}
-}
-}
-if(errors === _errs144){
-if(typeof data58 == "number"){
-if(data58 < 0 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data58}];
-return false;
-}
-}
-}
-var valid15 = _errs144 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data54.probe_path !== undefined){
-let data59 = data54.probe_path;
-const _errs146 = errors;
-if(typeof data59 !== "string"){
-let dataType51 = typeof data59;
-let coerced51 = undefined;
-if(!(coerced51 !== undefined)){
-if(dataType51 == "number" || dataType51 == "boolean"){
-coerced51 = "" + data59;
-}
-else if(data59 === null){
-coerced51 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data59}];
-return false;
-}
-}
-if(coerced51 !== undefined){
-data59 = coerced51;
-if(data54 !== undefined){
-data54["probe_path"] = coerced51;
-}
-}
-}
-if(errors === _errs146){
-if(typeof data59 === "string"){
-if(!pattern3.test(data59)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data59}];
-return false;
-}
-}
-}
-var valid15 = _errs146 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data54.probe_timeout_ms !== undefined){
-let data60 = data54.probe_timeout_ms;
-const _errs148 = errors;
-if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
-let dataType52 = typeof data60;
-let coerced52 = undefined;
-if(!(coerced52 !== undefined)){
-if(dataType52 === "boolean" || data60 === null
-              || (dataType52 === "string" && data60 && data60 == +data60 && !(data60 % 1))){
-coerced52 = +data60;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data60}];
-return false;
-}
-}
-if(coerced52 !== undefined){
-data60 = coerced52;
-if(data54 !== undefined){
-data54["probe_timeout_ms"] = coerced52;
-}
-}
-}
-if(errors === _errs148){
-if(typeof data60 == "number"){
-if(data60 < 1 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data60}];
-return false;
-}
-}
-}
-var valid15 = _errs148 === errors;
-}
-else {
-var valid15 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data54}];
-return false;
-}
-}
-var valid0 = _errs135 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.http !== undefined){
-let data61 = data.http;
-const _errs150 = errors;
-if(errors === _errs150){
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
-const _errs152 = errors;
-for(const key13 in data61){
-if(!(func2.call(schema11.properties.http.properties, key13))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data61}];
-return false;
-break;
-}
-}
-if(_errs152 === errors){
-if(data61.body_limit_bytes !== undefined){
-let data62 = data61.body_limit_bytes;
-const _errs153 = errors;
-if(!((typeof data62 == "number") && (!(data62 % 1) && !isNaN(data62)))){
-let dataType53 = typeof data62;
-let coerced53 = undefined;
-if(!(coerced53 !== undefined)){
-if(dataType53 === "boolean" || data62 === null
-              || (dataType53 === "string" && data62 && data62 == +data62 && !(data62 % 1))){
-coerced53 = +data62;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data62}];
-return false;
-}
-}
-if(coerced53 !== undefined){
-data62 = coerced53;
-if(data61 !== undefined){
-data61["body_limit_bytes"] = coerced53;
-}
-}
-}
-if(errors === _errs153){
-if(typeof data62 == "number"){
-if(data62 < 1024 || isNaN(data62)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data62}];
-return false;
-}
-}
-}
-var valid16 = _errs153 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.sse_keepalive_ms !== undefined){
-let data63 = data61.sse_keepalive_ms;
-const _errs155 = errors;
-if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
-let dataType54 = typeof data63;
-let coerced54 = undefined;
-if(!(coerced54 !== undefined)){
-if(dataType54 === "boolean" || data63 === null
-              || (dataType54 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
-coerced54 = +data63;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data63}];
-return false;
-}
-}
-if(coerced54 !== undefined){
-data63 = coerced54;
-if(data61 !== undefined){
-data61["sse_keepalive_ms"] = coerced54;
-}
-}
-}
-if(errors === _errs155){
-if(typeof data63 == "number"){
-if(data63 < 100 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data63}];
-return false;
-}
-}
-}
-var valid16 = _errs155 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.headers_timeout_ms !== undefined){
-let data64 = data61.headers_timeout_ms;
-const _errs157 = errors;
-if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
-let dataType55 = typeof data64;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data64 === null
-              || (dataType55 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
-coerced55 = +data64;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data64}];
-return false;
-}
-}
-if(coerced55 !== undefined){
-data64 = coerced55;
-if(data61 !== undefined){
-data61["headers_timeout_ms"] = coerced55;
-}
-}
-}
-if(errors === _errs157){
-if(typeof data64 == "number"){
-if(data64 < 100 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data64}];
-return false;
-}
-}
-}
-var valid16 = _errs157 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.request_timeout_ms !== undefined){
-let data65 = data61.request_timeout_ms;
-const _errs159 = errors;
-if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
-let dataType56 = typeof data65;
-let coerced56 = undefined;
-if(!(coerced56 !== undefined)){
-if(dataType56 === "boolean" || data65 === null
-              || (dataType56 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
-coerced56 = +data65;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data65}];
-return false;
-}
-}
-if(coerced56 !== undefined){
-data65 = coerced56;
-if(data61 !== undefined){
-data61["request_timeout_ms"] = coerced56;
-}
-}
-}
-if(errors === _errs159){
-if(typeof data65 == "number"){
-if(data65 < 0 || isNaN(data65)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data65}];
-return false;
-}
-}
-}
-var valid16 = _errs159 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.body_idle_timeout_ms !== undefined){
-let data66 = data61.body_idle_timeout_ms;
-const _errs161 = errors;
-if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
-let dataType57 = typeof data66;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 === "boolean" || data66 === null
-              || (dataType57 === "string" && data66 && data66 == +data66 && !(data66 % 1))){
-coerced57 = +data66;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data66}];
-return false;
-}
-}
-if(coerced57 !== undefined){
-data66 = coerced57;
-if(data61 !== undefined){
-data61["body_idle_timeout_ms"] = coerced57;
-}
-}
-}
-if(errors === _errs161){
-if(typeof data66 == "number"){
-if(data66 < 100 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data66}];
-return false;
-}
-}
-}
-var valid16 = _errs161 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.keep_alive_timeout_ms !== undefined){
-let data67 = data61.keep_alive_timeout_ms;
+if(_errs162 === errors){
+if(data66.failure_threshold !== undefined){
+let data67 = data66.failure_threshold;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2775,21 +2831,21 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
-if(data61 !== undefined){
-data61["keep_alive_timeout_ms"] = coerced58;
+if(data66 !== undefined){
+data66["failure_threshold"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
-if(data67 < 0 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data67}];
+if(data67 < 1 || isNaN(data67)){
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data67}];
 return false;
 }
 }
@@ -2800,8 +2856,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data61.max_connections !== undefined){
-let data68 = data61.max_connections;
+if(data66.base_ejection_ms !== undefined){
+let data68 = data66.base_ejection_ms;
 const _errs165 = errors;
 if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
 let dataType59 = typeof data68;
@@ -2812,21 +2868,21 @@ if(dataType59 === "boolean" || data68 === null
 coerced59 = +data68;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data68}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data68 = coerced59;
-if(data61 !== undefined){
-data61["max_connections"] = coerced59;
+if(data66 !== undefined){
+data66["base_ejection_ms"] = coerced59;
 }
 }
 }
 if(errors === _errs165){
 if(typeof data68 == "number"){
-if(data68 < 0 || isNaN(data68)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data68}];
+if(data68 < 1 || isNaN(data68)){
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data68}];
 return false;
 }
 }
@@ -2837,8 +2893,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data61.listen_backlog !== undefined){
-let data69 = data61.listen_backlog;
+if(data66.max_ejection_ms !== undefined){
+let data69 = data66.max_ejection_ms;
 const _errs167 = errors;
 if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
 let dataType60 = typeof data69;
@@ -2849,21 +2905,21 @@ if(dataType60 === "boolean" || data69 === null
 coerced60 = +data69;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data69}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data69 = coerced60;
-if(data61 !== undefined){
-data61["listen_backlog"] = coerced60;
+if(data66 !== undefined){
+data66["max_ejection_ms"] = coerced60;
 }
 }
 }
 if(errors === _errs167){
 if(typeof data69 == "number"){
 if(data69 < 1 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data69}];
 return false;
 }
 }
@@ -2874,8 +2930,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data61.max_messages !== undefined){
-let data70 = data61.max_messages;
+if(data66.probe_interval_ms !== undefined){
+let data70 = data66.probe_interval_ms;
 const _errs169 = errors;
 if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
 let dataType61 = typeof data70;
@@ -2886,21 +2942,21 @@ if(dataType61 === "boolean" || data70 === null
 coerced61 = +data70;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data70}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data70 = coerced61;
-if(data61 !== undefined){
-data61["max_messages"] = coerced61;
+if(data66 !== undefined){
+data66["probe_interval_ms"] = coerced61;
 }
 }
 }
 if(errors === _errs169){
 if(typeof data70 == "number"){
-if(data70 < 1 || isNaN(data70)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data70}];
+if(data70 < 0 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data70}];
 return false;
 }
 }
@@ -2911,40 +2967,36 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data61.max_choices !== undefined){
-let data71 = data61.max_choices;
+if(data66.probe_path !== undefined){
+let data71 = data66.probe_path;
 const _errs171 = errors;
-if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
+if(typeof data71 !== "string"){
 let dataType62 = typeof data71;
 let coerced62 = undefined;
 if(!(coerced62 !== undefined)){
-if(dataType62 === "boolean" || data71 === null
-              || (dataType62 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
-coerced62 = +data71;
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data71;
+}
+else if(data71 === null){
+coerced62 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data71}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data71 = coerced62;
-if(data61 !== undefined){
-data61["max_choices"] = coerced62;
+if(data66 !== undefined){
+data66["probe_path"] = coerced62;
 }
 }
 }
 if(errors === _errs171){
-if(typeof data71 == "number"){
-if(data71 > 128 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data71}];
+if(typeof data71 === "string"){
+if(!pattern3.test(data71)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data71}];
 return false;
-}
-else {
-if(data71 < 1 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data71}];
-return false;
-}
 }
 }
 }
@@ -2954,8 +3006,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data61.max_json_depth !== undefined){
-let data72 = data61.max_json_depth;
+if(data66.probe_timeout_ms !== undefined){
+let data72 = data66.probe_timeout_ms;
 const _errs173 = errors;
 if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
 let dataType63 = typeof data72;
@@ -2966,28 +3018,22 @@ if(dataType63 === "boolean" || data72 === null
 coerced63 = +data72;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data72}];
 return false;
 }
 }
 if(coerced63 !== undefined){
 data72 = coerced63;
-if(data61 !== undefined){
-data61["max_json_depth"] = coerced63;
+if(data66 !== undefined){
+data66["probe_timeout_ms"] = coerced63;
 }
 }
 }
 if(errors === _errs173){
 if(typeof data72 == "number"){
-if(data72 > 1000 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data72}];
+if(data72 < 1 || isNaN(data72)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data72}];
 return false;
-}
-else {
-if(data72 < 2 || isNaN(data72)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data72}];
-return false;
-}
 }
 }
 }
@@ -2996,292 +3042,288 @@ var valid16 = _errs173 === errors;
 else {
 var valid16 = true;
 }
-if(valid16){
-if(data61.max_body_bytes_in_flight !== undefined){
-let data73 = data61.max_body_bytes_in_flight;
-const _errs175 = errors;
-if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
-let dataType64 = typeof data73;
-let coerced64 = undefined;
-if(!(coerced64 !== undefined)){
-if(dataType64 === "boolean" || data73 === null
-              || (dataType64 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
-coerced64 = +data73;
+}
+}
+}
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data73}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data66}];
 return false;
 }
 }
-if(coerced64 !== undefined){
-data73 = coerced64;
-if(data61 !== undefined){
-data61["max_body_bytes_in_flight"] = coerced64;
-}
-}
-}
-if(errors === _errs175){
-if(typeof data73 == "number"){
-if(data73 < 1024 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data73}];
-return false;
-}
-}
-}
-var valid16 = _errs175 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.max_body_bytes_in_flight_per_key !== undefined){
-let data74 = data61.max_body_bytes_in_flight_per_key;
-const _errs177 = errors;
-if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
-let dataType65 = typeof data74;
-let coerced65 = undefined;
-if(!(coerced65 !== undefined)){
-if(dataType65 === "boolean" || data74 === null
-              || (dataType65 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
-coerced65 = +data74;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data74}];
-return false;
-}
-}
-if(coerced65 !== undefined){
-data74 = coerced65;
-if(data61 !== undefined){
-data61["max_body_bytes_in_flight_per_key"] = coerced65;
-}
-}
-}
-if(errors === _errs177){
-if(typeof data74 == "number"){
-if(data74 < 1024 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data74}];
-return false;
-}
-}
-}
-var valid16 = _errs177 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.max_body_bytes_in_flight_per_account !== undefined){
-let data75 = data61.max_body_bytes_in_flight_per_account;
-const _errs179 = errors;
-if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
-let dataType66 = typeof data75;
-let coerced66 = undefined;
-if(!(coerced66 !== undefined)){
-if(dataType66 === "boolean" || data75 === null
-              || (dataType66 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
-coerced66 = +data75;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data75}];
-return false;
-}
-}
-if(coerced66 !== undefined){
-data75 = coerced66;
-if(data61 !== undefined){
-data61["max_body_bytes_in_flight_per_account"] = coerced66;
-}
-}
-}
-if(errors === _errs179){
-if(typeof data75 == "number"){
-if(data75 < 1024 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data75}];
-return false;
-}
-}
-}
-var valid16 = _errs179 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.max_body_bytes_in_flight_per_ip !== undefined){
-let data76 = data61.max_body_bytes_in_flight_per_ip;
-const _errs181 = errors;
-if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
-let dataType67 = typeof data76;
-let coerced67 = undefined;
-if(!(coerced67 !== undefined)){
-if(dataType67 === "boolean" || data76 === null
-              || (dataType67 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
-coerced67 = +data76;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data76}];
-return false;
-}
-}
-if(coerced67 !== undefined){
-data76 = coerced67;
-if(data61 !== undefined){
-data61["max_body_bytes_in_flight_per_ip"] = coerced67;
-}
-}
-}
-if(errors === _errs181){
-if(typeof data76 == "number"){
-if(data76 < 1024 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data76}];
-return false;
-}
-}
-}
-var valid16 = _errs181 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.max_drain_bytes !== undefined){
-let data77 = data61.max_drain_bytes;
-const _errs183 = errors;
-if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
-let dataType68 = typeof data77;
-let coerced68 = undefined;
-if(!(coerced68 !== undefined)){
-if(dataType68 === "boolean" || data77 === null
-              || (dataType68 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
-coerced68 = +data77;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data77}];
-return false;
-}
-}
-if(coerced68 !== undefined){
-data77 = coerced68;
-if(data61 !== undefined){
-data61["max_drain_bytes"] = coerced68;
-}
-}
-}
-if(errors === _errs183){
-if(typeof data77 == "number"){
-if(data77 < 0 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data77}];
-return false;
-}
-}
-}
-var valid16 = _errs183 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data61.drain_timeout_ms !== undefined){
-let data78 = data61.drain_timeout_ms;
-const _errs185 = errors;
-if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
-let dataType69 = typeof data78;
-let coerced69 = undefined;
-if(!(coerced69 !== undefined)){
-if(dataType69 === "boolean" || data78 === null
-              || (dataType69 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
-coerced69 = +data78;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data78}];
-return false;
-}
-}
-if(coerced69 !== undefined){
-data78 = coerced69;
-if(data61 !== undefined){
-data61["drain_timeout_ms"] = coerced69;
-}
-}
-}
-if(errors === _errs185){
-if(typeof data78 == "number"){
-if(data78 < 0 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data78}];
-return false;
-}
-}
-}
-var valid16 = _errs185 === errors;
-}
-else {
-var valid16 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data61}];
-return false;
-}
-}
-var valid0 = _errs150 === errors;
+var valid0 = _errs160 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.log !== undefined){
-let data79 = data.log;
-const _errs187 = errors;
-if(errors === _errs187){
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-const _errs189 = errors;
-for(const key14 in data79){
-if(!((key14 === "bodies") || (key14 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data79}];
+if(data.http !== undefined){
+let data73 = data.http;
+const _errs175 = errors;
+if(errors === _errs175){
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+const _errs177 = errors;
+for(const key14 in data73){
+if(!(func2.call(schema11.properties.http.properties, key14))){
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data73}];
 return false;
 break;
 }
 }
-if(_errs189 === errors){
-if(data79.bodies !== undefined){
-let data80 = data79.bodies;
-const _errs190 = errors;
-if(typeof data80 !== "boolean"){
-let coerced70 = undefined;
-if(!(coerced70 !== undefined)){
-if(data80 === "false" || data80 === 0 || data80 === null){
-coerced70 = false;
-}
-else if(data80 === "true" || data80 === 1){
-coerced70 = true;
+if(_errs177 === errors){
+if(data73.body_limit_bytes !== undefined){
+let data74 = data73.body_limit_bytes;
+const _errs178 = errors;
+if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
+let dataType64 = typeof data74;
+let coerced64 = undefined;
+if(!(coerced64 !== undefined)){
+if(dataType64 === "boolean" || data74 === null
+              || (dataType64 === "string" && data74 && data74 == +data74 && !(data74 % 1))){
+coerced64 = +data74;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data74}];
+return false;
+}
+}
+if(coerced64 !== undefined){
+data74 = coerced64;
+if(data73 !== undefined){
+data73["body_limit_bytes"] = coerced64;
+}
+}
+}
+if(errors === _errs178){
+if(typeof data74 == "number"){
+if(data74 < 1024 || isNaN(data74)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data74}];
+return false;
+}
+}
+}
+var valid17 = _errs178 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.sse_keepalive_ms !== undefined){
+let data75 = data73.sse_keepalive_ms;
+const _errs180 = errors;
+if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
+let dataType65 = typeof data75;
+let coerced65 = undefined;
+if(!(coerced65 !== undefined)){
+if(dataType65 === "boolean" || data75 === null
+              || (dataType65 === "string" && data75 && data75 == +data75 && !(data75 % 1))){
+coerced65 = +data75;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data75}];
+return false;
+}
+}
+if(coerced65 !== undefined){
+data75 = coerced65;
+if(data73 !== undefined){
+data73["sse_keepalive_ms"] = coerced65;
+}
+}
+}
+if(errors === _errs180){
+if(typeof data75 == "number"){
+if(data75 < 100 || isNaN(data75)){
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data75}];
+return false;
+}
+}
+}
+var valid17 = _errs180 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.headers_timeout_ms !== undefined){
+let data76 = data73.headers_timeout_ms;
+const _errs182 = errors;
+if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
+let dataType66 = typeof data76;
+let coerced66 = undefined;
+if(!(coerced66 !== undefined)){
+if(dataType66 === "boolean" || data76 === null
+              || (dataType66 === "string" && data76 && data76 == +data76 && !(data76 % 1))){
+coerced66 = +data76;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data76}];
+return false;
+}
+}
+if(coerced66 !== undefined){
+data76 = coerced66;
+if(data73 !== undefined){
+data73["headers_timeout_ms"] = coerced66;
+}
+}
+}
+if(errors === _errs182){
+if(typeof data76 == "number"){
+if(data76 < 100 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data76}];
+return false;
+}
+}
+}
+var valid17 = _errs182 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.request_timeout_ms !== undefined){
+let data77 = data73.request_timeout_ms;
+const _errs184 = errors;
+if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
+let dataType67 = typeof data77;
+let coerced67 = undefined;
+if(!(coerced67 !== undefined)){
+if(dataType67 === "boolean" || data77 === null
+              || (dataType67 === "string" && data77 && data77 == +data77 && !(data77 % 1))){
+coerced67 = +data77;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data77}];
+return false;
+}
+}
+if(coerced67 !== undefined){
+data77 = coerced67;
+if(data73 !== undefined){
+data73["request_timeout_ms"] = coerced67;
+}
+}
+}
+if(errors === _errs184){
+if(typeof data77 == "number"){
+if(data77 < 0 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data77}];
+return false;
+}
+}
+}
+var valid17 = _errs184 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.body_idle_timeout_ms !== undefined){
+let data78 = data73.body_idle_timeout_ms;
+const _errs186 = errors;
+if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
+let dataType68 = typeof data78;
+let coerced68 = undefined;
+if(!(coerced68 !== undefined)){
+if(dataType68 === "boolean" || data78 === null
+              || (dataType68 === "string" && data78 && data78 == +data78 && !(data78 % 1))){
+coerced68 = +data78;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data78}];
+return false;
+}
+}
+if(coerced68 !== undefined){
+data78 = coerced68;
+if(data73 !== undefined){
+data73["body_idle_timeout_ms"] = coerced68;
+}
+}
+}
+if(errors === _errs186){
+if(typeof data78 == "number"){
+if(data78 < 100 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data78}];
+return false;
+}
+}
+}
+var valid17 = _errs186 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.keep_alive_timeout_ms !== undefined){
+let data79 = data73.keep_alive_timeout_ms;
+const _errs188 = errors;
+if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
+let dataType69 = typeof data79;
+let coerced69 = undefined;
+if(!(coerced69 !== undefined)){
+if(dataType69 === "boolean" || data79 === null
+              || (dataType69 === "string" && data79 && data79 == +data79 && !(data79 % 1))){
+coerced69 = +data79;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data79}];
+return false;
+}
+}
+if(coerced69 !== undefined){
+data79 = coerced69;
+if(data73 !== undefined){
+data73["keep_alive_timeout_ms"] = coerced69;
+}
+}
+}
+if(errors === _errs188){
+if(typeof data79 == "number"){
+if(data79 < 0 || isNaN(data79)){
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data79}];
+return false;
+}
+}
+}
+var valid17 = _errs188 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.max_connections !== undefined){
+let data80 = data73.max_connections;
+const _errs190 = errors;
+if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
+let dataType70 = typeof data80;
+let coerced70 = undefined;
+if(!(coerced70 !== undefined)){
+if(dataType70 === "boolean" || data80 === null
+              || (dataType70 === "string" && data80 && data80 == +data80 && !(data80 % 1))){
+coerced70 = +data80;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data80}];
 return false;
 }
 }
 if(coerced70 !== undefined){
 data80 = coerced70;
-if(data79 !== undefined){
-data79["bodies"] = coerced70;
+if(data73 !== undefined){
+data73["max_connections"] = coerced70;
+}
+}
+}
+if(errors === _errs190){
+if(typeof data80 == "number"){
+if(data80 < 0 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data80}];
+return false;
 }
 }
 }
@@ -3291,158 +3333,34 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data79.format !== undefined){
-let data81 = data79.format;
+if(data73.listen_backlog !== undefined){
+let data81 = data73.listen_backlog;
 const _errs192 = errors;
-const _errs193 = errors;
-let valid18 = false;
-const _errs194 = errors;
-if(typeof data81 !== "string"){
+if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
 let dataType71 = typeof data81;
 let coerced71 = undefined;
 if(!(coerced71 !== undefined)){
-if(dataType71 == "number" || dataType71 == "boolean"){
-coerced71 = "" + data81;
-}
-else if(data81 === null){
-coerced71 = "";
+if(dataType71 === "boolean" || data81 === null
+              || (dataType71 === "string" && data81 && data81 == +data81 && !(data81 % 1))){
+coerced71 = +data81;
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data81};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data81}];
+return false;
 }
 }
 if(coerced71 !== undefined){
 data81 = coerced71;
-if(data79 !== undefined){
-data79["format"] = coerced71;
+if(data73 !== undefined){
+data73["listen_backlog"] = coerced71;
 }
 }
 }
-if("auto" !== data81){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data81};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-var _valid1 = _errs194 === errors;
-valid18 = valid18 || _valid1;
-if(!valid18){
-const _errs196 = errors;
-if(typeof data81 !== "string"){
-let dataType72 = typeof data81;
-let coerced72 = undefined;
-if(!(coerced72 !== undefined)){
-if(dataType72 == "number" || dataType72 == "boolean"){
-coerced72 = "" + data81;
-}
-else if(data81 === null){
-coerced72 = "";
-}
-else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data81};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(coerced72 !== undefined){
-data81 = coerced72;
-if(data79 !== undefined){
-data79["format"] = coerced72;
-}
-}
-}
-if("json" !== data81){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data81};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid1 = _errs196 === errors;
-valid18 = valid18 || _valid1;
-if(!valid18){
-const _errs198 = errors;
-if(typeof data81 !== "string"){
-let dataType73 = typeof data81;
-let coerced73 = undefined;
-if(!(coerced73 !== undefined)){
-if(dataType73 == "number" || dataType73 == "boolean"){
-coerced73 = "" + data81;
-}
-else if(data81 === null){
-coerced73 = "";
-}
-else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data81};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(coerced73 !== undefined){
-data81 = coerced73;
-if(data79 !== undefined){
-data79["format"] = coerced73;
-}
-}
-}
-if("pretty" !== data81){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data81};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid1 = _errs198 === errors;
-valid18 = valid18 || _valid1;
-}
-}
-if(!valid18){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data81};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs192){
+if(typeof data81 == "number"){
+if(data81 < 1 || isNaN(data81)){
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data81}];
 return false;
-}
-else {
-errors = _errs193;
-if(vErrors !== null){
-if(_errs193){
-vErrors.length = _errs193;
-}
-else {
-vErrors = null;
 }
 }
 }
@@ -3451,126 +3369,170 @@ var valid17 = _errs192 === errors;
 else {
 var valid17 = true;
 }
-}
-}
+if(valid17){
+if(data73.max_messages !== undefined){
+let data82 = data73.max_messages;
+const _errs194 = errors;
+if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
+let dataType72 = typeof data82;
+let coerced72 = undefined;
+if(!(coerced72 !== undefined)){
+if(dataType72 === "boolean" || data82 === null
+              || (dataType72 === "string" && data82 && data82 == +data82 && !(data82 % 1))){
+coerced72 = +data82;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data82}];
 return false;
 }
 }
-var valid0 = _errs187 === errors;
+if(coerced72 !== undefined){
+data82 = coerced72;
+if(data73 !== undefined){
+data73["max_messages"] = coerced72;
+}
+}
+}
+if(errors === _errs194){
+if(typeof data82 == "number"){
+if(data82 < 1 || isNaN(data82)){
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data82}];
+return false;
+}
+}
+}
+var valid17 = _errs194 === errors;
 }
 else {
-var valid0 = true;
+var valid17 = true;
 }
-if(valid0){
-if(data.metrics !== undefined){
-let data82 = data.metrics;
-const _errs200 = errors;
-if(errors === _errs200){
-if(data82 && typeof data82 == "object" && !Array.isArray(data82)){
-const _errs202 = errors;
-for(const key15 in data82){
-if(!((key15 === "enabled") || (key15 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data82}];
+if(valid17){
+if(data73.max_choices !== undefined){
+let data83 = data73.max_choices;
+const _errs196 = errors;
+if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
+let dataType73 = typeof data83;
+let coerced73 = undefined;
+if(!(coerced73 !== undefined)){
+if(dataType73 === "boolean" || data83 === null
+              || (dataType73 === "string" && data83 && data83 == +data83 && !(data83 % 1))){
+coerced73 = +data83;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data83}];
 return false;
-break;
 }
 }
-if(_errs202 === errors){
-if(data82.enabled !== undefined){
-let data83 = data82.enabled;
-const _errs203 = errors;
-if(typeof data83 !== "boolean"){
+if(coerced73 !== undefined){
+data83 = coerced73;
+if(data73 !== undefined){
+data73["max_choices"] = coerced73;
+}
+}
+}
+if(errors === _errs196){
+if(typeof data83 == "number"){
+if(data83 > 128 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data83}];
+return false;
+}
+else {
+if(data83 < 1 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data83}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs196 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.max_json_depth !== undefined){
+let data84 = data73.max_json_depth;
+const _errs198 = errors;
+if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
+let dataType74 = typeof data84;
 let coerced74 = undefined;
 if(!(coerced74 !== undefined)){
-if(data83 === "false" || data83 === 0 || data83 === null){
-coerced74 = false;
-}
-else if(data83 === "true" || data83 === 1){
-coerced74 = true;
+if(dataType74 === "boolean" || data84 === null
+              || (dataType74 === "string" && data84 && data84 == +data84 && !(data84 % 1))){
+coerced74 = +data84;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data84}];
 return false;
 }
 }
 if(coerced74 !== undefined){
-data83 = coerced74;
-if(data82 !== undefined){
-data82["enabled"] = coerced74;
+data84 = coerced74;
+if(data73 !== undefined){
+data73["max_json_depth"] = coerced74;
 }
 }
 }
-var valid19 = _errs203 === errors;
-}
-else {
-var valid19 = true;
-}
-if(valid19){
-if(data82.listen !== undefined){
-let data84 = data82.listen;
-const _errs205 = errors;
-if(errors === _errs205){
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-let missing1;
-if((data84.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data84}];
+if(errors === _errs198){
+if(typeof data84 == "number"){
+if(data84 > 1000 || isNaN(data84)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data84}];
 return false;
 }
 else {
-const _errs207 = errors;
-for(const key16 in data84){
-if(!((key16 === "host") || (key16 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data84}];
+if(data84 < 2 || isNaN(data84)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data84}];
 return false;
-break;
 }
 }
-if(_errs207 === errors){
-if(data84.host !== undefined){
-let data85 = data84.host;
-const _errs208 = errors;
-if(typeof data85 !== "string"){
+}
+}
+var valid17 = _errs198 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.max_body_bytes_in_flight !== undefined){
+let data85 = data73.max_body_bytes_in_flight;
+const _errs200 = errors;
+if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
 let dataType75 = typeof data85;
 let coerced75 = undefined;
 if(!(coerced75 !== undefined)){
-if(dataType75 == "number" || dataType75 == "boolean"){
-coerced75 = "" + data85;
-}
-else if(data85 === null){
-coerced75 = "";
+if(dataType75 === "boolean" || data85 === null
+              || (dataType75 === "string" && data85 && data85 == +data85 && !(data85 % 1))){
+coerced75 = +data85;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data85}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data85 = coerced75;
-if(data84 !== undefined){
-data84["host"] = coerced75;
+if(data73 !== undefined){
+data73["max_body_bytes_in_flight"] = coerced75;
 }
 }
 }
-if(errors === _errs208){
-if(typeof data85 === "string"){
-if(func3(data85) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data85}];
+if(errors === _errs200){
+if(typeof data85 == "number"){
+if(data85 < 1024 || isNaN(data85)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data85}];
 return false;
 }
 }
 }
-var valid20 = _errs208 === errors;
+var valid17 = _errs200 === errors;
 }
 else {
-var valid20 = true;
+var valid17 = true;
 }
-if(valid20){
-if(data84.port !== undefined){
-let data86 = data84.port;
-const _errs210 = errors;
+if(valid17){
+if(data73.max_body_bytes_in_flight_per_key !== undefined){
+let data86 = data73.max_body_bytes_in_flight_per_key;
+const _errs202 = errors;
 if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
 let dataType76 = typeof data86;
 let coerced76 = undefined;
@@ -3580,407 +3542,299 @@ if(dataType76 === "boolean" || data86 === null
 coerced76 = +data86;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data86}];
 return false;
 }
 }
 if(coerced76 !== undefined){
 data86 = coerced76;
-if(data84 !== undefined){
-data84["port"] = coerced76;
+if(data73 !== undefined){
+data73["max_body_bytes_in_flight_per_key"] = coerced76;
+}
+}
+}
+if(errors === _errs202){
+if(typeof data86 == "number"){
+if(data86 < 1024 || isNaN(data86)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data86}];
+return false;
+}
+}
+}
+var valid17 = _errs202 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.max_body_bytes_in_flight_per_account !== undefined){
+let data87 = data73.max_body_bytes_in_flight_per_account;
+const _errs204 = errors;
+if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
+let dataType77 = typeof data87;
+let coerced77 = undefined;
+if(!(coerced77 !== undefined)){
+if(dataType77 === "boolean" || data87 === null
+              || (dataType77 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
+coerced77 = +data87;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data87}];
+return false;
+}
+}
+if(coerced77 !== undefined){
+data87 = coerced77;
+if(data73 !== undefined){
+data73["max_body_bytes_in_flight_per_account"] = coerced77;
+}
+}
+}
+if(errors === _errs204){
+if(typeof data87 == "number"){
+if(data87 < 1024 || isNaN(data87)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data87}];
+return false;
+}
+}
+}
+var valid17 = _errs204 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.max_body_bytes_in_flight_per_ip !== undefined){
+let data88 = data73.max_body_bytes_in_flight_per_ip;
+const _errs206 = errors;
+if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
+let dataType78 = typeof data88;
+let coerced78 = undefined;
+if(!(coerced78 !== undefined)){
+if(dataType78 === "boolean" || data88 === null
+              || (dataType78 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
+coerced78 = +data88;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data88}];
+return false;
+}
+}
+if(coerced78 !== undefined){
+data88 = coerced78;
+if(data73 !== undefined){
+data73["max_body_bytes_in_flight_per_ip"] = coerced78;
+}
+}
+}
+if(errors === _errs206){
+if(typeof data88 == "number"){
+if(data88 < 1024 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data88}];
+return false;
+}
+}
+}
+var valid17 = _errs206 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.max_drain_bytes !== undefined){
+let data89 = data73.max_drain_bytes;
+const _errs208 = errors;
+if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
+let dataType79 = typeof data89;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 === "boolean" || data89 === null
+              || (dataType79 === "string" && data89 && data89 == +data89 && !(data89 % 1))){
+coerced79 = +data89;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data89}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data89 = coerced79;
+if(data73 !== undefined){
+data73["max_drain_bytes"] = coerced79;
+}
+}
+}
+if(errors === _errs208){
+if(typeof data89 == "number"){
+if(data89 < 0 || isNaN(data89)){
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data89}];
+return false;
+}
+}
+}
+var valid17 = _errs208 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.drain_timeout_ms !== undefined){
+let data90 = data73.drain_timeout_ms;
+const _errs210 = errors;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+let dataType80 = typeof data90;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data90 === null
+              || (dataType80 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
+coerced80 = +data90;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data90}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data90 = coerced80;
+if(data73 !== undefined){
+data73["drain_timeout_ms"] = coerced80;
 }
 }
 }
 if(errors === _errs210){
-if(typeof data86 == "number"){
-if(data86 > 65535 || isNaN(data86)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data86}];
-return false;
-}
-else {
-if(data86 < 0 || isNaN(data86)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data86}];
+if(typeof data90 == "number"){
+if(data90 < 0 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data90}];
 return false;
 }
 }
 }
-}
-var valid20 = _errs210 === errors;
-}
-else {
-var valid20 = true;
-}
-}
-}
-}
+var valid17 = _errs210 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data84}];
+var valid17 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data73}];
 return false;
 }
 }
-var valid19 = _errs205 === errors;
-}
-else {
-var valid19 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data82}];
-return false;
-}
-}
-var valid0 = _errs200 === errors;
+var valid0 = _errs175 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.shutdown !== undefined){
-let data87 = data.shutdown;
+if(data.log !== undefined){
+let data91 = data.log;
 const _errs212 = errors;
 if(errors === _errs212){
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
 const _errs214 = errors;
-for(const key17 in data87){
-if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data87}];
+for(const key15 in data91){
+if(!((key15 === "bodies") || (key15 === "format"))){
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data91}];
 return false;
 break;
 }
 }
 if(_errs214 === errors){
-if(data87.grace_ms !== undefined){
-let data88 = data87.grace_ms;
+if(data91.bodies !== undefined){
+let data92 = data91.bodies;
 const _errs215 = errors;
-if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
-let dataType77 = typeof data88;
-let coerced77 = undefined;
-if(!(coerced77 !== undefined)){
-if(dataType77 === "boolean" || data88 === null
-              || (dataType77 === "string" && data88 && data88 == +data88 && !(data88 % 1))){
-coerced77 = +data88;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data88}];
-return false;
-}
-}
-if(coerced77 !== undefined){
-data88 = coerced77;
-if(data87 !== undefined){
-data87["grace_ms"] = coerced77;
-}
-}
-}
-if(errors === _errs215){
-if(typeof data88 == "number"){
-if(data88 < 0 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data88}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data87}];
-return false;
-}
-}
-var valid0 = _errs212 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nodes !== undefined){
-let data89 = data.nodes;
-const _errs217 = errors;
-if(errors === _errs217){
-if(Array.isArray(data89)){
-if(data89.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data89}];
-return false;
-}
-else {
-var valid22 = true;
-const len2 = data89.length;
-for(let i2=0; i2<len2; i2++){
-let data90 = data89[i2];
-const _errs219 = errors;
-if(errors === _errs219){
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
-let missing2;
-if(((data90.id === undefined) && (missing2 = "id")) || ((data90.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data90}];
-return false;
-}
-else {
-const _errs221 = errors;
-for(const key18 in data90){
-if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data90}];
-return false;
-break;
-}
-}
-if(_errs221 === errors){
-if(data90.id !== undefined){
-let data91 = data90.id;
-const _errs222 = errors;
-if(typeof data91 !== "string"){
-let dataType78 = typeof data91;
-let coerced78 = undefined;
-if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data91;
-}
-else if(data91 === null){
-coerced78 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data91}];
-return false;
-}
-}
-if(coerced78 !== undefined){
-data91 = coerced78;
-if(data90 !== undefined){
-data90["id"] = coerced78;
-}
-}
-}
-if(errors === _errs222){
-if(typeof data91 === "string"){
-if(func3(data91) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data91}];
-return false;
-}
-else {
-if(!pattern4.test(data91)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data91}];
-return false;
-}
-}
-}
-}
-var valid23 = _errs222 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data90.provider !== undefined){
-let data92 = data90.provider;
-const _errs224 = errors;
-const _errs225 = errors;
-let valid24 = false;
-const _errs226 = errors;
-if(typeof data92 !== "string"){
-let dataType79 = typeof data92;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data92;
-}
-else if(data92 === null){
-coerced79 = "";
-}
-else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data92};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(coerced79 !== undefined){
-data92 = coerced79;
-if(data90 !== undefined){
-data90["provider"] = coerced79;
-}
-}
-}
-if("openai" !== data92){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data92};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs226 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs228 = errors;
-if(typeof data92 !== "string"){
-let dataType80 = typeof data92;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data92;
-}
-else if(data92 === null){
-coerced80 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data92};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced80 !== undefined){
-data92 = coerced80;
-if(data90 !== undefined){
-data90["provider"] = coerced80;
-}
-}
-}
-if("anthropic" !== data92){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data92};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs228 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs230 = errors;
-if(typeof data92 !== "string"){
-let dataType81 = typeof data92;
+if(typeof data92 !== "boolean"){
 let coerced81 = undefined;
 if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data92;
+if(data92 === "false" || data92 === 0 || data92 === null){
+coerced81 = false;
 }
-else if(data92 === null){
-coerced81 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data92};
-if(vErrors === null){
-vErrors = [err26];
+else if(data92 === "true" || data92 === 1){
+coerced81 = true;
 }
 else {
-vErrors.push(err26);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data92}];
+return false;
 }
 }
 if(coerced81 !== undefined){
 data92 = coerced81;
-if(data90 !== undefined){
-data90["provider"] = coerced81;
+if(data91 !== undefined){
+data91["bodies"] = coerced81;
 }
 }
 }
-if("gemini" !== data92){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data92};
-if(vErrors === null){
-vErrors = [err27];
+var valid18 = _errs215 === errors;
 }
 else {
-vErrors.push(err27);
+var valid18 = true;
 }
-errors++;
-}
-var _valid2 = _errs230 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs232 = errors;
-if(typeof data92 !== "string"){
-let dataType82 = typeof data92;
+if(valid18){
+if(data91.format !== undefined){
+let data93 = data91.format;
+const _errs217 = errors;
+const _errs218 = errors;
+let valid19 = false;
+const _errs219 = errors;
+if(typeof data93 !== "string"){
+let dataType82 = typeof data93;
 let coerced82 = undefined;
 if(!(coerced82 !== undefined)){
 if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data92;
+coerced82 = "" + data93;
 }
-else if(data92 === null){
+else if(data93 === null){
 coerced82 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data92};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data93};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err15];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err15);
 }
 errors++;
 }
 }
 if(coerced82 !== undefined){
-data92 = coerced82;
-if(data90 !== undefined){
-data90["provider"] = coerced82;
+data93 = coerced82;
+if(data91 !== undefined){
+data91["format"] = coerced82;
 }
 }
 }
-if("simulated" !== data92){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data92};
+if("auto" !== data93){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data93};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err16];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err16);
 }
 errors++;
 }
-var _valid2 = _errs232 === errors;
-valid24 = valid24 || _valid2;
-}
-}
-}
-if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data92};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs225;
-if(vErrors !== null){
-if(_errs225){
-vErrors.length = _errs225;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid23 = _errs224 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data90.base_url !== undefined){
-let data93 = data90.base_url;
-const _errs234 = errors;
+var _valid1 = _errs219 === errors;
+valid19 = valid19 || _valid1;
+if(!valid19){
+const _errs221 = errors;
 if(typeof data93 !== "string"){
 let dataType83 = typeof data93;
 let coerced83 = undefined;
@@ -3992,153 +3846,227 @@ else if(data93 === null){
 coerced83 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data93}];
-return false;
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data93};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
 }
 }
 if(coerced83 !== undefined){
 data93 = coerced83;
-if(data90 !== undefined){
-data90["base_url"] = coerced83;
+if(data91 !== undefined){
+data91["format"] = coerced83;
 }
 }
 }
-if(errors === _errs234){
-if(typeof data93 === "string"){
-if(!pattern5.test(data93)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data93}];
-return false;
-}
-}
-}
-var valid23 = _errs234 === errors;
+if("json" !== data93){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data93};
+if(vErrors === null){
+vErrors = [err18];
 }
 else {
-var valid23 = true;
+vErrors.push(err18);
 }
-if(valid23){
-if(data90.api_key !== undefined){
-let data94 = data90.api_key;
-const _errs236 = errors;
-if(typeof data94 !== "string"){
-let dataType84 = typeof data94;
+errors++;
+}
+var _valid1 = _errs221 === errors;
+valid19 = valid19 || _valid1;
+if(!valid19){
+const _errs223 = errors;
+if(typeof data93 !== "string"){
+let dataType84 = typeof data93;
 let coerced84 = undefined;
 if(!(coerced84 !== undefined)){
 if(dataType84 == "number" || dataType84 == "boolean"){
-coerced84 = "" + data94;
+coerced84 = "" + data93;
 }
-else if(data94 === null){
+else if(data93 === null){
 coerced84 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data94}];
-return false;
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data93};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
 }
 }
 if(coerced84 !== undefined){
-data94 = coerced84;
-if(data90 !== undefined){
-data90["api_key"] = coerced84;
+data93 = coerced84;
+if(data91 !== undefined){
+data91["format"] = coerced84;
 }
 }
 }
-var valid23 = _errs236 === errors;
+if("pretty" !== data93){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data93};
+if(vErrors === null){
+vErrors = [err20];
 }
 else {
-var valid23 = true;
+vErrors.push(err20);
 }
-if(valid23){
-if(data90.max_concurrency !== undefined){
-let data95 = data90.max_concurrency;
-const _errs238 = errors;
-if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
-let dataType85 = typeof data95;
+errors++;
+}
+var _valid1 = _errs223 === errors;
+valid19 = valid19 || _valid1;
+}
+}
+if(!valid19){
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data93};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs218;
+if(vErrors !== null){
+if(_errs218){
+vErrors.length = _errs218;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid18 = _errs217 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data91}];
+return false;
+}
+}
+var valid0 = _errs212 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.metrics !== undefined){
+let data94 = data.metrics;
+const _errs225 = errors;
+if(errors === _errs225){
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+const _errs227 = errors;
+for(const key16 in data94){
+if(!((key16 === "enabled") || (key16 === "listen"))){
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data94}];
+return false;
+break;
+}
+}
+if(_errs227 === errors){
+if(data94.enabled !== undefined){
+let data95 = data94.enabled;
+const _errs228 = errors;
+if(typeof data95 !== "boolean"){
 let coerced85 = undefined;
 if(!(coerced85 !== undefined)){
-if(dataType85 === "boolean" || data95 === null
-              || (dataType85 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
-coerced85 = +data95;
+if(data95 === "false" || data95 === 0 || data95 === null){
+coerced85 = false;
+}
+else if(data95 === "true" || data95 === 1){
+coerced85 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data95}];
 return false;
 }
 }
 if(coerced85 !== undefined){
 data95 = coerced85;
-if(data90 !== undefined){
-data90["max_concurrency"] = coerced85;
+if(data94 !== undefined){
+data94["enabled"] = coerced85;
 }
 }
 }
-if(errors === _errs238){
-if(typeof data95 == "number"){
-if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data95}];
-return false;
-}
-}
-}
-var valid23 = _errs238 === errors;
+var valid20 = _errs228 === errors;
 }
 else {
-var valid23 = true;
+var valid20 = true;
 }
-if(valid23){
-if(data90.weight !== undefined){
-let data96 = data90.weight;
-const _errs240 = errors;
-if(!(typeof data96 == "number")){
-let dataType86 = typeof data96;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "boolean" || data96 === null
-              || (dataType86 == "string" && data96 && data96 == +data96)){
-coerced86 = +data96;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data96}];
+if(valid20){
+if(data94.listen !== undefined){
+let data96 = data94.listen;
+const _errs230 = errors;
+if(errors === _errs230){
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+let missing1;
+if((data96.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data96}];
 return false;
 }
-}
-if(coerced86 !== undefined){
-data96 = coerced86;
-if(data90 !== undefined){
-data90["weight"] = coerced86;
-}
-}
-}
-if(errors === _errs240){
-if(typeof data96 == "number"){
-if(data96 <= 0 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data96}];
-return false;
-}
-}
-}
-var valid23 = _errs240 === errors;
-}
 else {
-var valid23 = true;
-}
-if(valid23){
-if(data90.timeouts !== undefined){
-let data97 = data90.timeouts;
-const _errs242 = errors;
-if(errors === _errs242){
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-const _errs244 = errors;
-for(const key19 in data97){
-if(!(((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms")) || (key19 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data97}];
+const _errs232 = errors;
+for(const key17 in data96){
+if(!((key17 === "host") || (key17 === "port"))){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data96}];
 return false;
 break;
 }
 }
-if(_errs244 === errors){
-if(data97.connect_ms !== undefined){
-let data98 = data97.connect_ms;
-const _errs245 = errors;
+if(_errs232 === errors){
+if(data96.host !== undefined){
+let data97 = data96.host;
+const _errs233 = errors;
+if(typeof data97 !== "string"){
+let dataType86 = typeof data97;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data97;
+}
+else if(data97 === null){
+coerced86 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data97}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data97 = coerced86;
+if(data96 !== undefined){
+data96["host"] = coerced86;
+}
+}
+}
+if(errors === _errs233){
+if(typeof data97 === "string"){
+if(func3(data97) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data97}];
+return false;
+}
+}
+}
+var valid21 = _errs233 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data96.port !== undefined){
+let data98 = data96.port;
+const _errs235 = errors;
 if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
 let dataType87 = typeof data98;
 let coerced87 = undefined;
@@ -4148,344 +4076,446 @@ if(dataType87 === "boolean" || data98 === null
 coerced87 = +data98;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data98}];
 return false;
 }
 }
 if(coerced87 !== undefined){
 data98 = coerced87;
-if(data97 !== undefined){
-data97["connect_ms"] = coerced87;
+if(data96 !== undefined){
+data96["port"] = coerced87;
 }
 }
 }
-if(errors === _errs245){
+if(errors === _errs235){
 if(typeof data98 == "number"){
-if(data98 < 1 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data98}];
+if(data98 > 65535 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data98}];
+return false;
+}
+else {
+if(data98 < 0 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data98}];
 return false;
 }
 }
 }
-var valid25 = _errs245 === errors;
+}
+var valid21 = _errs235 === errors;
 }
 else {
-var valid25 = true;
+var valid21 = true;
 }
-if(valid25){
-if(data97.first_byte_ms !== undefined){
-let data99 = data97.first_byte_ms;
-const _errs247 = errors;
-if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
-let dataType88 = typeof data99;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data99 === null
-              || (dataType88 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
-coerced88 = +data99;
+}
+}
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data96}];
 return false;
 }
 }
-if(coerced88 !== undefined){
-data99 = coerced88;
-if(data97 !== undefined){
-data97["first_byte_ms"] = coerced88;
+var valid20 = _errs230 === errors;
+}
+else {
+var valid20 = true;
 }
 }
 }
-if(errors === _errs247){
-if(typeof data99 == "number"){
-if(data99 < 1 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data99}];
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data94}];
 return false;
 }
 }
-}
-var valid25 = _errs247 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data97.idle_ms !== undefined){
-let data100 = data97.idle_ms;
-const _errs249 = errors;
-if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
-let dataType89 = typeof data100;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data100 === null
-              || (dataType89 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
-coerced89 = +data100;
+var valid0 = _errs225 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data100}];
-return false;
+var valid0 = true;
 }
-}
-if(coerced89 !== undefined){
-data100 = coerced89;
-if(data97 !== undefined){
-data97["idle_ms"] = coerced89;
-}
-}
-}
-if(errors === _errs249){
-if(typeof data100 == "number"){
-if(data100 < 1 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data100}];
-return false;
-}
-}
-}
-var valid25 = _errs249 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data97.total_ms !== undefined){
-let data101 = data97.total_ms;
-const _errs251 = errors;
-if(!((typeof data101 == "number") && (!(data101 % 1) && !isNaN(data101)))){
-let dataType90 = typeof data101;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 === "boolean" || data101 === null
-              || (dataType90 === "string" && data101 && data101 == +data101 && !(data101 % 1))){
-coerced90 = +data101;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data101}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data101 = coerced90;
-if(data97 !== undefined){
-data97["total_ms"] = coerced90;
-}
-}
-}
-if(errors === _errs251){
-if(typeof data101 == "number"){
-if(data101 < 1 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data101}];
-return false;
-}
-}
-}
-var valid25 = _errs251 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data97.min_tokens_per_second !== undefined){
-let data102 = data97.min_tokens_per_second;
-const _errs253 = errors;
-if(!(typeof data102 == "number")){
-let dataType91 = typeof data102;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "boolean" || data102 === null
-              || (dataType91 == "string" && data102 && data102 == +data102)){
-coerced91 = +data102;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data102}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data102 = coerced91;
-if(data97 !== undefined){
-data97["min_tokens_per_second"] = coerced91;
-}
-}
-}
-if(errors === _errs253){
-if(typeof data102 == "number"){
-if(data102 <= 0 || isNaN(data102)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data102}];
-return false;
-}
-}
-}
-var valid25 = _errs253 === errors;
-}
-else {
-var valid25 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data97}];
-return false;
-}
-}
-var valid23 = _errs242 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data90.replies !== undefined){
-let data103 = data90.replies;
-const _errs255 = errors;
-if(errors === _errs255){
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-const _errs257 = errors;
-for(const key20 in data103){
-if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data103}];
+if(valid0){
+if(data.shutdown !== undefined){
+let data99 = data.shutdown;
+const _errs237 = errors;
+if(errors === _errs237){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+const _errs239 = errors;
+for(const key18 in data99){
+if(!(key18 === "grace_ms")){
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data99}];
 return false;
 break;
 }
 }
-if(_errs257 === errors){
-if(data103.max_json_bytes !== undefined){
-let data104 = data103.max_json_bytes;
-const _errs258 = errors;
-if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
+if(_errs239 === errors){
+if(data99.grace_ms !== undefined){
+let data100 = data99.grace_ms;
+const _errs240 = errors;
+if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
+let dataType88 = typeof data100;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 === "boolean" || data100 === null
+              || (dataType88 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced88 = +data100;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data100}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data100 = coerced88;
+if(data99 !== undefined){
+data99["grace_ms"] = coerced88;
+}
+}
+}
+if(errors === _errs240){
+if(typeof data100 == "number"){
+if(data100 < 0 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data100}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data99}];
+return false;
+}
+}
+var valid0 = _errs237 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nodes !== undefined){
+let data101 = data.nodes;
+const _errs242 = errors;
+if(errors === _errs242){
+if(Array.isArray(data101)){
+if(data101.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data101}];
+return false;
+}
+else {
+var valid23 = true;
+const len2 = data101.length;
+for(let i2=0; i2<len2; i2++){
+let data102 = data101[i2];
+const _errs244 = errors;
+if(errors === _errs244){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+let missing2;
+if(((data102.id === undefined) && (missing2 = "id")) || ((data102.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data102}];
+return false;
+}
+else {
+const _errs246 = errors;
+for(const key19 in data102){
+if(!(func2.call(schema11.properties.nodes.items.properties, key19))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data102}];
+return false;
+break;
+}
+}
+if(_errs246 === errors){
+if(data102.id !== undefined){
+let data103 = data102.id;
+const _errs247 = errors;
+if(typeof data103 !== "string"){
+let dataType89 = typeof data103;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data103;
+}
+else if(data103 === null){
+coerced89 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
+return false;
+}
+}
+if(coerced89 !== undefined){
+data103 = coerced89;
+if(data102 !== undefined){
+data102["id"] = coerced89;
+}
+}
+}
+if(errors === _errs247){
+if(typeof data103 === "string"){
+if(func3(data103) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
+return false;
+}
+else {
+if(!pattern4.test(data103)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
+return false;
+}
+}
+}
+}
+var valid24 = _errs247 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data102.provider !== undefined){
+let data104 = data102.provider;
+const _errs249 = errors;
+const _errs250 = errors;
+let valid25 = false;
+const _errs251 = errors;
+if(typeof data104 !== "string"){
+let dataType90 = typeof data104;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data104;
+}
+else if(data104 === null){
+coerced90 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data104};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced90 !== undefined){
+data104 = coerced90;
+if(data102 !== undefined){
+data102["provider"] = coerced90;
+}
+}
+}
+if("openai" !== data104){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data104};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs251 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
+const _errs253 = errors;
+if(typeof data104 !== "string"){
+let dataType91 = typeof data104;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data104;
+}
+else if(data104 === null){
+coerced91 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data104};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced91 !== undefined){
+data104 = coerced91;
+if(data102 !== undefined){
+data102["provider"] = coerced91;
+}
+}
+}
+if("anthropic" !== data104){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data104};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs253 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
+const _errs255 = errors;
+if(typeof data104 !== "string"){
 let dataType92 = typeof data104;
 let coerced92 = undefined;
 if(!(coerced92 !== undefined)){
-if(dataType92 === "boolean" || data104 === null
-              || (dataType92 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
-coerced92 = +data104;
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data104;
+}
+else if(data104 === null){
+coerced92 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data104}];
-return false;
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data104};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
 }
 }
 if(coerced92 !== undefined){
 data104 = coerced92;
-if(data103 !== undefined){
-data103["max_json_bytes"] = coerced92;
+if(data102 !== undefined){
+data102["provider"] = coerced92;
 }
 }
 }
-if(errors === _errs258){
-if(typeof data104 == "number"){
-if(data104 < 1024 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data104}];
-return false;
-}
-}
-}
-var valid26 = _errs258 === errors;
+if("gemini" !== data104){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data104};
+if(vErrors === null){
+vErrors = [err27];
 }
 else {
-var valid26 = true;
+vErrors.push(err27);
 }
-if(valid26){
-if(data103.max_event_bytes !== undefined){
-let data105 = data103.max_event_bytes;
-const _errs260 = errors;
-if(!((typeof data105 == "number") && (!(data105 % 1) && !isNaN(data105)))){
-let dataType93 = typeof data105;
+errors++;
+}
+var _valid2 = _errs255 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
+const _errs257 = errors;
+if(typeof data104 !== "string"){
+let dataType93 = typeof data104;
 let coerced93 = undefined;
 if(!(coerced93 !== undefined)){
-if(dataType93 === "boolean" || data105 === null
-              || (dataType93 === "string" && data105 && data105 == +data105 && !(data105 % 1))){
-coerced93 = +data105;
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data104;
+}
+else if(data104 === null){
+coerced93 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data105}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data104};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced93 !== undefined){
-data105 = coerced93;
-if(data103 !== undefined){
-data103["max_event_bytes"] = coerced93;
+data104 = coerced93;
+if(data102 !== undefined){
+data102["provider"] = coerced93;
 }
 }
 }
-if(errors === _errs260){
-if(typeof data105 == "number"){
-if(data105 < 1024 || isNaN(data105)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data105}];
+if("simulated" !== data104){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data104};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs257 === errors;
+valid25 = valid25 || _valid2;
+}
+}
+}
+if(!valid25){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data104};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
-}
-}
-var valid26 = _errs260 === errors;
+else {
+errors = _errs250;
+if(vErrors !== null){
+if(_errs250){
+vErrors.length = _errs250;
 }
 else {
-var valid26 = true;
+vErrors = null;
 }
 }
 }
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data103}];
-return false;
-}
-}
-var valid23 = _errs255 === errors;
+var valid24 = _errs249 === errors;
 }
 else {
-var valid23 = true;
+var valid24 = true;
 }
-if(valid23){
-if(data90.reasoning_param !== undefined){
-let data106 = data90.reasoning_param;
-const _errs262 = errors;
-const _errs263 = errors;
-let valid27 = false;
-const _errs264 = errors;
-if(typeof data106 !== "string"){
-let dataType94 = typeof data106;
+if(valid24){
+if(data102.base_url !== undefined){
+let data105 = data102.base_url;
+const _errs259 = errors;
+if(typeof data105 !== "string"){
+let dataType94 = typeof data105;
 let coerced94 = undefined;
 if(!(coerced94 !== undefined)){
 if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data106;
+coerced94 = "" + data105;
 }
-else if(data106 === null){
+else if(data105 === null){
 coerced94 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data106};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data105}];
+return false;
 }
 }
 if(coerced94 !== undefined){
-data106 = coerced94;
-if(data90 !== undefined){
-data90["reasoning_param"] = coerced94;
+data105 = coerced94;
+if(data102 !== undefined){
+data102["base_url"] = coerced94;
 }
 }
 }
-if("reasoning_effort" !== data106){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data106};
-if(vErrors === null){
-vErrors = [err32];
+if(errors === _errs259){
+if(typeof data105 === "string"){
+if(!pattern5.test(data105)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data105}];
+return false;
+}
+}
+}
+var valid24 = _errs259 === errors;
 }
 else {
-vErrors.push(err32);
+var valid24 = true;
 }
-errors++;
-}
-var _valid3 = _errs264 === errors;
-valid27 = valid27 || _valid3;
-if(!valid27){
-const _errs266 = errors;
+if(valid24){
+if(data102.api_key !== undefined){
+let data106 = data102.api_key;
+const _errs261 = errors;
 if(typeof data106 !== "string"){
 let dataType95 = typeof data106;
 let coerced95 = undefined;
@@ -4497,7 +4527,473 @@ else if(data106 === null){
 coerced95 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data106};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data106}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data106 = coerced95;
+if(data102 !== undefined){
+data102["api_key"] = coerced95;
+}
+}
+}
+var valid24 = _errs261 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data102.max_concurrency !== undefined){
+let data107 = data102.max_concurrency;
+const _errs263 = errors;
+if(!((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107)))){
+let dataType96 = typeof data107;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 === "boolean" || data107 === null
+              || (dataType96 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
+coerced96 = +data107;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data107}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data107 = coerced96;
+if(data102 !== undefined){
+data102["max_concurrency"] = coerced96;
+}
+}
+}
+if(errors === _errs263){
+if(typeof data107 == "number"){
+if(data107 < 1 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data107}];
+return false;
+}
+}
+}
+var valid24 = _errs263 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data102.weight !== undefined){
+let data108 = data102.weight;
+const _errs265 = errors;
+if(!(typeof data108 == "number")){
+let dataType97 = typeof data108;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 == "boolean" || data108 === null
+              || (dataType97 == "string" && data108 && data108 == +data108)){
+coerced97 = +data108;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data108}];
+return false;
+}
+}
+if(coerced97 !== undefined){
+data108 = coerced97;
+if(data102 !== undefined){
+data102["weight"] = coerced97;
+}
+}
+}
+if(errors === _errs265){
+if(typeof data108 == "number"){
+if(data108 <= 0 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data108}];
+return false;
+}
+}
+}
+var valid24 = _errs265 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data102.timeouts !== undefined){
+let data109 = data102.timeouts;
+const _errs267 = errors;
+if(errors === _errs267){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+const _errs269 = errors;
+for(const key20 in data109){
+if(!(((((key20 === "connect_ms") || (key20 === "first_byte_ms")) || (key20 === "idle_ms")) || (key20 === "total_ms")) || (key20 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data109}];
+return false;
+break;
+}
+}
+if(_errs269 === errors){
+if(data109.connect_ms !== undefined){
+let data110 = data109.connect_ms;
+const _errs270 = errors;
+if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
+let dataType98 = typeof data110;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 === "boolean" || data110 === null
+              || (dataType98 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
+coerced98 = +data110;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data110}];
+return false;
+}
+}
+if(coerced98 !== undefined){
+data110 = coerced98;
+if(data109 !== undefined){
+data109["connect_ms"] = coerced98;
+}
+}
+}
+if(errors === _errs270){
+if(typeof data110 == "number"){
+if(data110 < 1 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data110}];
+return false;
+}
+}
+}
+var valid26 = _errs270 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data109.first_byte_ms !== undefined){
+let data111 = data109.first_byte_ms;
+const _errs272 = errors;
+if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
+let dataType99 = typeof data111;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 === "boolean" || data111 === null
+              || (dataType99 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
+coerced99 = +data111;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data111}];
+return false;
+}
+}
+if(coerced99 !== undefined){
+data111 = coerced99;
+if(data109 !== undefined){
+data109["first_byte_ms"] = coerced99;
+}
+}
+}
+if(errors === _errs272){
+if(typeof data111 == "number"){
+if(data111 < 1 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data111}];
+return false;
+}
+}
+}
+var valid26 = _errs272 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data109.idle_ms !== undefined){
+let data112 = data109.idle_ms;
+const _errs274 = errors;
+if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
+let dataType100 = typeof data112;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 === "boolean" || data112 === null
+              || (dataType100 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+coerced100 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data112}];
+return false;
+}
+}
+if(coerced100 !== undefined){
+data112 = coerced100;
+if(data109 !== undefined){
+data109["idle_ms"] = coerced100;
+}
+}
+}
+if(errors === _errs274){
+if(typeof data112 == "number"){
+if(data112 < 1 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data112}];
+return false;
+}
+}
+}
+var valid26 = _errs274 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data109.total_ms !== undefined){
+let data113 = data109.total_ms;
+const _errs276 = errors;
+if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
+let dataType101 = typeof data113;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 === "boolean" || data113 === null
+              || (dataType101 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
+coerced101 = +data113;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data113}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data113 = coerced101;
+if(data109 !== undefined){
+data109["total_ms"] = coerced101;
+}
+}
+}
+if(errors === _errs276){
+if(typeof data113 == "number"){
+if(data113 < 1 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data113}];
+return false;
+}
+}
+}
+var valid26 = _errs276 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data109.min_tokens_per_second !== undefined){
+let data114 = data109.min_tokens_per_second;
+const _errs278 = errors;
+if(!(typeof data114 == "number")){
+let dataType102 = typeof data114;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "boolean" || data114 === null
+              || (dataType102 == "string" && data114 && data114 == +data114)){
+coerced102 = +data114;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data114}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data114 = coerced102;
+if(data109 !== undefined){
+data109["min_tokens_per_second"] = coerced102;
+}
+}
+}
+if(errors === _errs278){
+if(typeof data114 == "number"){
+if(data114 <= 0 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data114}];
+return false;
+}
+}
+}
+var valid26 = _errs278 === errors;
+}
+else {
+var valid26 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data109}];
+return false;
+}
+}
+var valid24 = _errs267 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data102.replies !== undefined){
+let data115 = data102.replies;
+const _errs280 = errors;
+if(errors === _errs280){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+const _errs282 = errors;
+for(const key21 in data115){
+if(!((key21 === "max_json_bytes") || (key21 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data115}];
+return false;
+break;
+}
+}
+if(_errs282 === errors){
+if(data115.max_json_bytes !== undefined){
+let data116 = data115.max_json_bytes;
+const _errs283 = errors;
+if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
+let dataType103 = typeof data116;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 === "boolean" || data116 === null
+              || (dataType103 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
+coerced103 = +data116;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data116}];
+return false;
+}
+}
+if(coerced103 !== undefined){
+data116 = coerced103;
+if(data115 !== undefined){
+data115["max_json_bytes"] = coerced103;
+}
+}
+}
+if(errors === _errs283){
+if(typeof data116 == "number"){
+if(data116 < 1024 || isNaN(data116)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data116}];
+return false;
+}
+}
+}
+var valid27 = _errs283 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data115.max_event_bytes !== undefined){
+let data117 = data115.max_event_bytes;
+const _errs285 = errors;
+if(!((typeof data117 == "number") && (!(data117 % 1) && !isNaN(data117)))){
+let dataType104 = typeof data117;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 === "boolean" || data117 === null
+              || (dataType104 === "string" && data117 && data117 == +data117 && !(data117 % 1))){
+coerced104 = +data117;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data117}];
+return false;
+}
+}
+if(coerced104 !== undefined){
+data117 = coerced104;
+if(data115 !== undefined){
+data115["max_event_bytes"] = coerced104;
+}
+}
+}
+if(errors === _errs285){
+if(typeof data117 == "number"){
+if(data117 < 1024 || isNaN(data117)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data117}];
+return false;
+}
+}
+}
+var valid27 = _errs285 === errors;
+}
+else {
+var valid27 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data115}];
+return false;
+}
+}
+var valid24 = _errs280 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data102.reasoning_param !== undefined){
+let data118 = data102.reasoning_param;
+const _errs287 = errors;
+const _errs288 = errors;
+let valid28 = false;
+const _errs289 = errors;
+if(typeof data118 !== "string"){
+let dataType105 = typeof data118;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data118;
+}
+else if(data118 === null){
+coerced105 = "";
+}
+else {
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data118};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(coerced105 !== undefined){
+data118 = coerced105;
+if(data102 !== undefined){
+data102["reasoning_param"] = coerced105;
+}
+}
+}
+if("reasoning_effort" !== data118){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data118};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid3 = _errs289 === errors;
+valid28 = valid28 || _valid3;
+if(!valid28){
+const _errs291 = errors;
+if(typeof data118 !== "string"){
+let dataType106 = typeof data118;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data118;
+}
+else if(data118 === null){
+coerced106 = "";
+}
+else {
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4507,15 +5003,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data106 = coerced95;
-if(data90 !== undefined){
-data90["reasoning_param"] = coerced95;
+if(coerced106 !== undefined){
+data118 = coerced106;
+if(data102 !== undefined){
+data102["reasoning_param"] = coerced106;
 }
 }
 }
-if("reasoning" !== data106){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data106};
+if("reasoning" !== data118){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4524,11 +5020,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs266 === errors;
-valid27 = valid27 || _valid3;
+var _valid3 = _errs291 === errors;
+valid28 = valid28 || _valid3;
 }
-if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data106};
+if(!valid28){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data118};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4540,40 +5036,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs263;
+errors = _errs288;
 if(vErrors !== null){
-if(_errs263){
-vErrors.length = _errs263;
+if(_errs288){
+vErrors.length = _errs288;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs262 === errors;
+var valid24 = _errs287 === errors;
 }
 else {
-var valid23 = true;
+var valid24 = true;
 }
-if(valid23){
-if(data90.max_tokens_field !== undefined){
-let data107 = data90.max_tokens_field;
-const _errs268 = errors;
-const _errs269 = errors;
-let valid28 = false;
-const _errs270 = errors;
-if(typeof data107 !== "string"){
-let dataType96 = typeof data107;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data107;
+if(valid24){
+if(data102.max_tokens_field !== undefined){
+let data119 = data102.max_tokens_field;
+const _errs293 = errors;
+const _errs294 = errors;
+let valid29 = false;
+const _errs295 = errors;
+if(typeof data119 !== "string"){
+let dataType107 = typeof data119;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data119;
 }
-else if(data107 === null){
-coerced96 = "";
+else if(data119 === null){
+coerced107 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data107};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4583,15 +5079,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data107 = coerced96;
-if(data90 !== undefined){
-data90["max_tokens_field"] = coerced96;
+if(coerced107 !== undefined){
+data119 = coerced107;
+if(data102 !== undefined){
+data102["max_tokens_field"] = coerced107;
 }
 }
 }
-if("max_tokens" !== data107){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data107};
+if("max_tokens" !== data119){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4600,22 +5096,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs270 === errors;
-valid28 = valid28 || _valid4;
-if(!valid28){
-const _errs272 = errors;
-if(typeof data107 !== "string"){
-let dataType97 = typeof data107;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data107;
+var _valid4 = _errs295 === errors;
+valid29 = valid29 || _valid4;
+if(!valid29){
+const _errs297 = errors;
+if(typeof data119 !== "string"){
+let dataType108 = typeof data119;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data119;
 }
-else if(data107 === null){
-coerced97 = "";
+else if(data119 === null){
+coerced108 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data107};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4625,15 +5121,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data107 = coerced97;
-if(data90 !== undefined){
-data90["max_tokens_field"] = coerced97;
+if(coerced108 !== undefined){
+data119 = coerced108;
+if(data102 !== undefined){
+data102["max_tokens_field"] = coerced108;
 }
 }
 }
-if("max_completion_tokens" !== data107){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data107};
+if("max_completion_tokens" !== data119){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4642,11 +5138,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs272 === errors;
-valid28 = valid28 || _valid4;
+var _valid4 = _errs297 === errors;
+valid29 = valid29 || _valid4;
 }
-if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data107};
+if(!valid29){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data119};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4658,663 +5154,45 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs269;
+errors = _errs294;
 if(vErrors !== null){
-if(_errs269){
-vErrors.length = _errs269;
+if(_errs294){
+vErrors.length = _errs294;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs268 === errors;
+var valid24 = _errs293 === errors;
 }
 else {
-var valid23 = true;
-}
-if(valid23){
-if(data90.apis !== undefined){
-let data108 = data90.apis;
-const _errs274 = errors;
-if(errors === _errs274){
-if(Array.isArray(data108)){
-if(data108.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data108}];
-return false;
-}
-else {
-if(data108.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data108}];
-return false;
-}
-else {
-var valid29 = true;
-const len3 = data108.length;
-for(let i3=0; i3<len3; i3++){
-let data109 = data108[i3];
-const _errs276 = errors;
-const _errs277 = errors;
-let valid30 = false;
-const _errs278 = errors;
-if(typeof data109 !== "string"){
-let dataType98 = typeof data109;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data109;
-}
-else if(data109 === null){
-coerced98 = "";
-}
-else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data109};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(coerced98 !== undefined){
-data109 = coerced98;
-if(data108 !== undefined){
-data108[i3] = coerced98;
-}
-}
-}
-if("chat" !== data109){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data109};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-var _valid5 = _errs278 === errors;
-valid30 = valid30 || _valid5;
-if(!valid30){
-const _errs280 = errors;
-if(typeof data109 !== "string"){
-let dataType99 = typeof data109;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 == "number" || dataType99 == "boolean"){
-coerced99 = "" + data109;
-}
-else if(data109 === null){
-coerced99 = "";
-}
-else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data109};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(coerced99 !== undefined){
-data109 = coerced99;
-if(data108 !== undefined){
-data108[i3] = coerced99;
-}
-}
-}
-if("responses" !== data109){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data109};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-var _valid5 = _errs280 === errors;
-valid30 = valid30 || _valid5;
-}
-if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data109};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs277;
-if(vErrors !== null){
-if(_errs277){
-vErrors.length = _errs277;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid29 = _errs276 === errors;
-if(!valid29){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data108}];
-return false;
-}
-}
-var valid23 = _errs274 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data90.simulated !== undefined){
-let data110 = data90.simulated;
-const _errs282 = errors;
-if(errors === _errs282){
-if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
-const _errs284 = errors;
-for(const key21 in data110){
-if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data110}];
-return false;
-break;
-}
-}
-if(_errs284 === errors){
-if(data110.first_byte_ms !== undefined){
-let data111 = data110.first_byte_ms;
-const _errs285 = errors;
-if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
-let dataType100 = typeof data111;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 === "boolean" || data111 === null
-              || (dataType100 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
-coerced100 = +data111;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data111}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data111 = coerced100;
-if(data110 !== undefined){
-data110["first_byte_ms"] = coerced100;
-}
-}
-}
-if(errors === _errs285){
-if(typeof data111 == "number"){
-if(data111 < 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data111}];
-return false;
-}
-}
-}
-var valid31 = _errs285 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data110.tokens_per_second !== undefined){
-let data112 = data110.tokens_per_second;
-const _errs287 = errors;
-if(!(typeof data112 == "number")){
-let dataType101 = typeof data112;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "boolean" || data112 === null
-              || (dataType101 == "string" && data112 && data112 == +data112)){
-coerced101 = +data112;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data112}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data112 = coerced101;
-if(data110 !== undefined){
-data110["tokens_per_second"] = coerced101;
-}
-}
-}
-if(errors === _errs287){
-if(typeof data112 == "number"){
-if(data112 < 0 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data112}];
-return false;
-}
-}
-}
-var valid31 = _errs287 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data110.reasoning_field !== undefined){
-let data113 = data110.reasoning_field;
-const _errs289 = errors;
-const _errs290 = errors;
-let valid32 = false;
-const _errs291 = errors;
-if(typeof data113 !== "string"){
-let dataType102 = typeof data113;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data113;
-}
-else if(data113 === null){
-coerced102 = "";
-}
-else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data113};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(coerced102 !== undefined){
-data113 = coerced102;
-if(data110 !== undefined){
-data110["reasoning_field"] = coerced102;
-}
-}
-}
-if("reasoning_content" !== data113){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data113};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-var _valid6 = _errs291 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
-const _errs293 = errors;
-if(typeof data113 !== "string"){
-let dataType103 = typeof data113;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data113;
-}
-else if(data113 === null){
-coerced103 = "";
-}
-else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data113};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-if(coerced103 !== undefined){
-data113 = coerced103;
-if(data110 !== undefined){
-data110["reasoning_field"] = coerced103;
-}
-}
-}
-if("reasoning" !== data113){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data113};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-var _valid6 = _errs293 === errors;
-valid32 = valid32 || _valid6;
-}
-if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data113};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs290;
-if(vErrors !== null){
-if(_errs290){
-vErrors.length = _errs290;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid31 = _errs289 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data110.port !== undefined){
-let data114 = data110.port;
-const _errs295 = errors;
-if(!((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114)))){
-let dataType104 = typeof data114;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 === "boolean" || data114 === null
-              || (dataType104 === "string" && data114 && data114 == +data114 && !(data114 % 1))){
-coerced104 = +data114;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data114}];
-return false;
-}
-}
-if(coerced104 !== undefined){
-data114 = coerced104;
-if(data110 !== undefined){
-data110["port"] = coerced104;
-}
-}
-}
-if(errors === _errs295){
-if(typeof data114 == "number"){
-if(data114 > 65535 || isNaN(data114)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data114}];
-return false;
-}
-else {
-if(data114 < 0 || isNaN(data114)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data114}];
-return false;
-}
-}
-}
-}
-var valid31 = _errs295 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data110.protocol !== undefined){
-let data115 = data110.protocol;
-const _errs297 = errors;
-const _errs298 = errors;
-let valid33 = false;
+var valid24 = true;
+}
+if(valid24){
+if(data102.apis !== undefined){
+let data120 = data102.apis;
 const _errs299 = errors;
-if(typeof data115 !== "string"){
-let dataType105 = typeof data115;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data115;
-}
-else if(data115 === null){
-coerced105 = "";
+if(errors === _errs299){
+if(Array.isArray(data120)){
+if(data120.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
+return false;
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data115};
-if(vErrors === null){
-vErrors = [err51];
+if(data120.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
+return false;
 }
 else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-if(coerced105 !== undefined){
-data115 = coerced105;
-if(data110 !== undefined){
-data110["protocol"] = coerced105;
-}
-}
-}
-if("openai" !== data115){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data115};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-var _valid7 = _errs299 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
+var valid30 = true;
+const len3 = data120.length;
+for(let i3=0; i3<len3; i3++){
+let data121 = data120[i3];
 const _errs301 = errors;
-if(typeof data115 !== "string"){
-let dataType106 = typeof data115;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data115;
-}
-else if(data115 === null){
-coerced106 = "";
-}
-else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data115};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-if(coerced106 !== undefined){
-data115 = coerced106;
-if(data110 !== undefined){
-data110["protocol"] = coerced106;
-}
-}
-}
-if("anthropic" !== data115){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data115};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-var _valid7 = _errs301 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
+const _errs302 = errors;
+let valid31 = false;
 const _errs303 = errors;
-if(typeof data115 !== "string"){
-let dataType107 = typeof data115;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data115;
-}
-else if(data115 === null){
-coerced107 = "";
-}
-else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data115};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-if(coerced107 !== undefined){
-data115 = coerced107;
-if(data110 !== undefined){
-data110["protocol"] = coerced107;
-}
-}
-}
-if("gemini" !== data115){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data115};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-var _valid7 = _errs303 === errors;
-valid33 = valid33 || _valid7;
-}
-}
-if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data115};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs298;
-if(vErrors !== null){
-if(_errs298){
-vErrors.length = _errs298;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid31 = _errs297 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data110.scripts !== undefined){
-let data116 = data110.scripts;
-const _errs305 = errors;
-if(errors === _errs305){
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
-var valid34 = true;
-for(const key22 in data116){
-if(pattern6.test(key22)){
-let data117 = data116[key22];
-const _errs307 = errors;
-if(errors === _errs307){
-if(Array.isArray(data117)){
-if(data117.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data117}];
-return false;
-}
-else {
-var valid35 = true;
-const len4 = data117.length;
-for(let i4=0; i4<len4; i4++){
-let data118 = data117[i4];
-const _errs309 = errors;
-if(errors === _errs309){
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
-const _errs311 = errors;
-for(const key23 in data118){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data118}];
-return false;
-break;
-}
-}
-if(_errs311 === errors){
-if(data118.when !== undefined){
-let data119 = data118.when;
-const _errs312 = errors;
-if(errors === _errs312){
-if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
-const _errs314 = errors;
-for(const key24 in data119){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data119}];
-return false;
-break;
-}
-}
-if(_errs314 === errors){
-if(data119.tools_offered !== undefined){
-let data120 = data119.tools_offered;
-const _errs315 = errors;
-if(typeof data120 !== "boolean"){
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(data120 === "false" || data120 === 0 || data120 === null){
-coerced108 = false;
-}
-else if(data120 === "true" || data120 === 1){
-coerced108 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data120}];
-return false;
-}
-}
-if(coerced108 !== undefined){
-data120 = coerced108;
-if(data119 !== undefined){
-data119["tools_offered"] = coerced108;
-}
-}
-}
-var valid37 = _errs315 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data119.last_role !== undefined){
-let data121 = data119.last_role;
-const _errs317 = errors;
-const _errs318 = errors;
-let valid38 = false;
-const _errs319 = errors;
 if(typeof data121 !== "string"){
 let dataType109 = typeof data121;
 let coerced109 = undefined;
@@ -5326,37 +5204,37 @@ else if(data121 === null){
 coerced109 = "";
 }
 else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data121};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data121};
 if(vErrors === null){
-vErrors = [err58];
+vErrors = [err41];
 }
 else {
-vErrors.push(err58);
+vErrors.push(err41);
 }
 errors++;
 }
 }
 if(coerced109 !== undefined){
 data121 = coerced109;
-if(data119 !== undefined){
-data119["last_role"] = coerced109;
+if(data120 !== undefined){
+data120[i3] = coerced109;
 }
 }
 }
-if("user" !== data121){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data121};
+if("chat" !== data121){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data121};
 if(vErrors === null){
-vErrors = [err59];
+vErrors = [err42];
 }
 else {
-vErrors.push(err59);
+vErrors.push(err42);
 }
 errors++;
 }
-var _valid8 = _errs319 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs321 = errors;
+var _valid5 = _errs303 === errors;
+valid31 = valid31 || _valid5;
+if(!valid31){
+const _errs305 = errors;
 if(typeof data121 !== "string"){
 let dataType110 = typeof data121;
 let coerced110 = undefined;
@@ -5368,7 +5246,625 @@ else if(data121 === null){
 coerced110 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data121};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data121};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(coerced110 !== undefined){
+data121 = coerced110;
+if(data120 !== undefined){
+data120[i3] = coerced110;
+}
+}
+}
+if("responses" !== data121){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data121};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+var _valid5 = _errs305 === errors;
+valid31 = valid31 || _valid5;
+}
+if(!valid31){
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data121};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs302;
+if(vErrors !== null){
+if(_errs302){
+vErrors.length = _errs302;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid30 = _errs301 === errors;
+if(!valid30){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
+return false;
+}
+}
+var valid24 = _errs299 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data102.simulated !== undefined){
+let data122 = data102.simulated;
+const _errs307 = errors;
+if(errors === _errs307){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs309 = errors;
+for(const key22 in data122){
+if(!((((((key22 === "first_byte_ms") || (key22 === "tokens_per_second")) || (key22 === "reasoning_field")) || (key22 === "port")) || (key22 === "protocol")) || (key22 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data122}];
+return false;
+break;
+}
+}
+if(_errs309 === errors){
+if(data122.first_byte_ms !== undefined){
+let data123 = data122.first_byte_ms;
+const _errs310 = errors;
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
+let dataType111 = typeof data123;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 === "boolean" || data123 === null
+              || (dataType111 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+coerced111 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data123}];
+return false;
+}
+}
+if(coerced111 !== undefined){
+data123 = coerced111;
+if(data122 !== undefined){
+data122["first_byte_ms"] = coerced111;
+}
+}
+}
+if(errors === _errs310){
+if(typeof data123 == "number"){
+if(data123 < 0 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data123}];
+return false;
+}
+}
+}
+var valid32 = _errs310 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data122.tokens_per_second !== undefined){
+let data124 = data122.tokens_per_second;
+const _errs312 = errors;
+if(!(typeof data124 == "number")){
+let dataType112 = typeof data124;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "boolean" || data124 === null
+              || (dataType112 == "string" && data124 && data124 == +data124)){
+coerced112 = +data124;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data124}];
+return false;
+}
+}
+if(coerced112 !== undefined){
+data124 = coerced112;
+if(data122 !== undefined){
+data122["tokens_per_second"] = coerced112;
+}
+}
+}
+if(errors === _errs312){
+if(typeof data124 == "number"){
+if(data124 < 0 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data124}];
+return false;
+}
+}
+}
+var valid32 = _errs312 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data122.reasoning_field !== undefined){
+let data125 = data122.reasoning_field;
+const _errs314 = errors;
+const _errs315 = errors;
+let valid33 = false;
+const _errs316 = errors;
+if(typeof data125 !== "string"){
+let dataType113 = typeof data125;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data125;
+}
+else if(data125 === null){
+coerced113 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data125};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(coerced113 !== undefined){
+data125 = coerced113;
+if(data122 !== undefined){
+data122["reasoning_field"] = coerced113;
+}
+}
+}
+if("reasoning_content" !== data125){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data125};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid6 = _errs316 === errors;
+valid33 = valid33 || _valid6;
+if(!valid33){
+const _errs318 = errors;
+if(typeof data125 !== "string"){
+let dataType114 = typeof data125;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data125;
+}
+else if(data125 === null){
+coerced114 = "";
+}
+else {
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data125};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(coerced114 !== undefined){
+data125 = coerced114;
+if(data122 !== undefined){
+data122["reasoning_field"] = coerced114;
+}
+}
+}
+if("reasoning" !== data125){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data125};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid6 = _errs318 === errors;
+valid33 = valid33 || _valid6;
+}
+if(!valid33){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data125};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs315;
+if(vErrors !== null){
+if(_errs315){
+vErrors.length = _errs315;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid32 = _errs314 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data122.port !== undefined){
+let data126 = data122.port;
+const _errs320 = errors;
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
+let dataType115 = typeof data126;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 === "boolean" || data126 === null
+              || (dataType115 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced115 = +data126;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
+return false;
+}
+}
+if(coerced115 !== undefined){
+data126 = coerced115;
+if(data122 !== undefined){
+data122["port"] = coerced115;
+}
+}
+}
+if(errors === _errs320){
+if(typeof data126 == "number"){
+if(data126 > 65535 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
+return false;
+}
+else {
+if(data126 < 0 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
+return false;
+}
+}
+}
+}
+var valid32 = _errs320 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data122.protocol !== undefined){
+let data127 = data122.protocol;
+const _errs322 = errors;
+const _errs323 = errors;
+let valid34 = false;
+const _errs324 = errors;
+if(typeof data127 !== "string"){
+let dataType116 = typeof data127;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data127;
+}
+else if(data127 === null){
+coerced116 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data127};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(coerced116 !== undefined){
+data127 = coerced116;
+if(data122 !== undefined){
+data122["protocol"] = coerced116;
+}
+}
+}
+if("openai" !== data127){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data127};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid7 = _errs324 === errors;
+valid34 = valid34 || _valid7;
+if(!valid34){
+const _errs326 = errors;
+if(typeof data127 !== "string"){
+let dataType117 = typeof data127;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data127;
+}
+else if(data127 === null){
+coerced117 = "";
+}
+else {
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data127};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(coerced117 !== undefined){
+data127 = coerced117;
+if(data122 !== undefined){
+data122["protocol"] = coerced117;
+}
+}
+}
+if("anthropic" !== data127){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data127};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid7 = _errs326 === errors;
+valid34 = valid34 || _valid7;
+if(!valid34){
+const _errs328 = errors;
+if(typeof data127 !== "string"){
+let dataType118 = typeof data127;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data127;
+}
+else if(data127 === null){
+coerced118 = "";
+}
+else {
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data127};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(coerced118 !== undefined){
+data127 = coerced118;
+if(data122 !== undefined){
+data122["protocol"] = coerced118;
+}
+}
+}
+if("gemini" !== data127){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data127};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid7 = _errs328 === errors;
+valid34 = valid34 || _valid7;
+}
+}
+if(!valid34){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data127};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs323;
+if(vErrors !== null){
+if(_errs323){
+vErrors.length = _errs323;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid32 = _errs322 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data122.scripts !== undefined){
+let data128 = data122.scripts;
+const _errs330 = errors;
+if(errors === _errs330){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+var valid35 = true;
+for(const key23 in data128){
+if(pattern6.test(key23)){
+let data129 = data128[key23];
+const _errs332 = errors;
+if(errors === _errs332){
+if(Array.isArray(data129)){
+if(data129.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data129}];
+return false;
+}
+else {
+var valid36 = true;
+const len4 = data129.length;
+for(let i4=0; i4<len4; i4++){
+let data130 = data129[i4];
+const _errs334 = errors;
+if(errors === _errs334){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+const _errs336 = errors;
+for(const key24 in data130){
+if(!(((key24 === "when") || (key24 === "call")) || (key24 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data130}];
+return false;
+break;
+}
+}
+if(_errs336 === errors){
+if(data130.when !== undefined){
+let data131 = data130.when;
+const _errs337 = errors;
+if(errors === _errs337){
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+const _errs339 = errors;
+for(const key25 in data131){
+if(!(((key25 === "tools_offered") || (key25 === "last_role")) || (key25 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data131}];
+return false;
+break;
+}
+}
+if(_errs339 === errors){
+if(data131.tools_offered !== undefined){
+let data132 = data131.tools_offered;
+const _errs340 = errors;
+if(typeof data132 !== "boolean"){
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(data132 === "false" || data132 === 0 || data132 === null){
+coerced119 = false;
+}
+else if(data132 === "true" || data132 === 1){
+coerced119 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data132}];
+return false;
+}
+}
+if(coerced119 !== undefined){
+data132 = coerced119;
+if(data131 !== undefined){
+data131["tools_offered"] = coerced119;
+}
+}
+}
+var valid38 = _errs340 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data131.last_role !== undefined){
+let data133 = data131.last_role;
+const _errs342 = errors;
+const _errs343 = errors;
+let valid39 = false;
+const _errs344 = errors;
+if(typeof data133 !== "string"){
+let dataType120 = typeof data133;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data133;
+}
+else if(data133 === null){
+coerced120 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data133};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(coerced120 !== undefined){
+data133 = coerced120;
+if(data131 !== undefined){
+data131["last_role"] = coerced120;
+}
+}
+}
+if("user" !== data133){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data133};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid8 = _errs344 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs346 = errors;
+if(typeof data133 !== "string"){
+let dataType121 = typeof data133;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data133;
+}
+else if(data133 === null){
+coerced121 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -5378,15 +5874,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data121 = coerced110;
-if(data119 !== undefined){
-data119["last_role"] = coerced110;
+if(coerced121 !== undefined){
+data133 = coerced121;
+if(data131 !== undefined){
+data131["last_role"] = coerced121;
 }
 }
 }
-if("assistant" !== data121){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data121};
+if("assistant" !== data133){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data133};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -5395,22 +5891,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs321 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs323 = errors;
-if(typeof data121 !== "string"){
-let dataType111 = typeof data121;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data121;
+var _valid8 = _errs346 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs348 = errors;
+if(typeof data133 !== "string"){
+let dataType122 = typeof data133;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data133;
 }
-else if(data121 === null){
-coerced111 = "";
+else if(data133 === null){
+coerced122 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data121};
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -5420,15 +5916,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data121 = coerced111;
-if(data119 !== undefined){
-data119["last_role"] = coerced111;
+if(coerced122 !== undefined){
+data133 = coerced122;
+if(data131 !== undefined){
+data131["last_role"] = coerced122;
 }
 }
 }
-if("tool" !== data121){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data121};
+if("tool" !== data133){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data133};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -5437,22 +5933,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs323 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs325 = errors;
-if(typeof data121 !== "string"){
-let dataType112 = typeof data121;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data121;
+var _valid8 = _errs348 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs350 = errors;
+if(typeof data133 !== "string"){
+let dataType123 = typeof data133;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data133;
 }
-else if(data121 === null){
-coerced112 = "";
+else if(data133 === null){
+coerced123 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data121};
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data133};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -5462,15 +5958,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data121 = coerced112;
-if(data119 !== undefined){
-data119["last_role"] = coerced112;
+if(coerced123 !== undefined){
+data133 = coerced123;
+if(data131 !== undefined){
+data131["last_role"] = coerced123;
 }
 }
 }
-if("system" !== data121){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data121};
+if("system" !== data133){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data133};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5479,13 +5975,13 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs325 === errors;
-valid38 = valid38 || _valid8;
+var _valid8 = _errs350 === errors;
+valid39 = valid39 || _valid8;
 }
 }
 }
-if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data121};
+if(!valid39){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data133};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5497,695 +5993,98 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs318;
+errors = _errs343;
 if(vErrors !== null){
-if(_errs318){
-vErrors.length = _errs318;
+if(_errs343){
+vErrors.length = _errs343;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid37 = _errs317 === errors;
+var valid38 = _errs342 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data131.last_message_matches !== undefined){
+let data134 = data131.last_message_matches;
+const _errs352 = errors;
+if(typeof data134 !== "string"){
+let dataType124 = typeof data134;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data134;
+}
+else if(data134 === null){
+coerced124 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data134}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data134 = coerced124;
+if(data131 !== undefined){
+data131["last_message_matches"] = coerced124;
+}
+}
+}
+if(errors === _errs352){
+if(typeof data134 === "string"){
+if(func3(data134) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data134}];
+return false;
+}
+}
+}
+var valid38 = _errs352 === errors;
+}
+else {
+var valid38 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data131}];
+return false;
+}
+}
+var valid37 = _errs337 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data119.last_message_matches !== undefined){
-let data122 = data119.last_message_matches;
-const _errs327 = errors;
-if(typeof data122 !== "string"){
-let dataType113 = typeof data122;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data122;
-}
-else if(data122 === null){
-coerced113 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data122}];
-return false;
-}
-}
-if(coerced113 !== undefined){
-data122 = coerced113;
-if(data119 !== undefined){
-data119["last_message_matches"] = coerced113;
-}
-}
-}
-if(errors === _errs327){
-if(typeof data122 === "string"){
-if(func3(data122) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data122}];
-return false;
-}
-}
-}
-var valid37 = _errs327 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data119}];
-return false;
-}
-}
-var valid36 = _errs312 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data118.call !== undefined){
-let data123 = data118.call;
-const _errs329 = errors;
-if(errors === _errs329){
-if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
-let missing3;
-if((data123.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data123}];
-return false;
-}
-else {
-const _errs331 = errors;
-for(const key25 in data123){
-if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data123}];
-return false;
-break;
-}
-}
-if(_errs331 === errors){
-if(data123.tool !== undefined){
-let data124 = data123.tool;
-const _errs332 = errors;
-if(typeof data124 !== "string"){
-let dataType114 = typeof data124;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data124;
-}
-else if(data124 === null){
-coerced114 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data124}];
-return false;
-}
-}
-if(coerced114 !== undefined){
-data124 = coerced114;
-if(data123 !== undefined){
-data123["tool"] = coerced114;
-}
-}
-}
-if(errors === _errs332){
-if(typeof data124 === "string"){
-if(func3(data124) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data124}];
-return false;
-}
-}
-}
-var valid39 = _errs332 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data123.arguments !== undefined){
-let data125 = data123.arguments;
-const _errs334 = errors;
-if(errors === _errs334){
-if(!(data125 && typeof data125 == "object" && !Array.isArray(data125))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data125}];
-return false;
-}
-}
-var valid39 = _errs334 === errors;
-}
-else {
-var valid39 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data123}];
-return false;
-}
-}
-var valid36 = _errs329 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data118.answer !== undefined){
-let data126 = data118.answer;
-const _errs336 = errors;
-if(typeof data126 !== "string"){
-let dataType115 = typeof data126;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data126;
-}
-else if(data126 === null){
-coerced115 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data126}];
-return false;
-}
-}
-if(coerced115 !== undefined){
-data126 = coerced115;
-if(data118 !== undefined){
-data118["answer"] = coerced115;
-}
-}
-}
-var valid36 = _errs336 === errors;
-}
-else {
-var valid36 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data118}];
-return false;
-}
-}
-var valid35 = _errs309 === errors;
-if(!valid35){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data117}];
-return false;
-}
-}
-var valid34 = _errs307 === errors;
-if(!valid34){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data116}];
-return false;
-}
-}
-var valid31 = _errs305 === errors;
-}
-else {
-var valid31 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data110}];
-return false;
-}
-}
-var valid23 = _errs282 === errors;
-}
-else {
-var valid23 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data90}];
-return false;
-}
-}
-var valid22 = _errs219 === errors;
-if(!valid22){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data89}];
-return false;
-}
-}
-var valid0 = _errs217 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.models !== undefined){
-let data127 = data.models;
-const _errs338 = errors;
-if(errors === _errs338){
-if(Array.isArray(data127)){
-if(data127.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data127}];
-return false;
-}
-else {
-var valid40 = true;
-const len5 = data127.length;
-for(let i5=0; i5<len5; i5++){
-let data128 = data127[i5];
-const _errs340 = errors;
-if(errors === _errs340){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-let missing4;
-if(((data128.id === undefined) && (missing4 = "id")) || ((data128.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data128}];
-return false;
-}
-else {
-const _errs342 = errors;
-for(const key26 in data128){
-if(!(func2.call(schema11.properties.models.items.properties, key26))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data128}];
-return false;
-break;
-}
-}
-if(_errs342 === errors){
-if(data128.id !== undefined){
-let data129 = data128.id;
-const _errs343 = errors;
-if(typeof data129 !== "string"){
-let dataType116 = typeof data129;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data129;
-}
-else if(data129 === null){
-coerced116 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data129}];
-return false;
-}
-}
-if(coerced116 !== undefined){
-data129 = coerced116;
-if(data128 !== undefined){
-data128["id"] = coerced116;
-}
-}
-}
-if(errors === _errs343){
-if(typeof data129 === "string"){
-if(func3(data129) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data129}];
-return false;
-}
-}
-}
-var valid41 = _errs343 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data128.owned_by !== undefined){
-let data130 = data128.owned_by;
-const _errs345 = errors;
-if(typeof data130 !== "string"){
-let dataType117 = typeof data130;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data130;
-}
-else if(data130 === null){
-coerced117 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data130}];
-return false;
-}
-}
-if(coerced117 !== undefined){
-data130 = coerced117;
-if(data128 !== undefined){
-data128["owned_by"] = coerced117;
-}
-}
-}
-if(errors === _errs345){
-if(typeof data130 === "string"){
-if(func3(data130) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data130}];
-return false;
-}
-}
-}
-var valid41 = _errs345 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data128.context_length !== undefined){
-let data131 = data128.context_length;
-const _errs347 = errors;
-if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
-let dataType118 = typeof data131;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 === "boolean" || data131 === null
-              || (dataType118 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
-coerced118 = +data131;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data131}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data131 = coerced118;
-if(data128 !== undefined){
-data128["context_length"] = coerced118;
-}
-}
-}
-if(errors === _errs347){
-if(typeof data131 == "number"){
-if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data131}];
-return false;
-}
-}
-}
-var valid41 = _errs347 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data128.max_output_tokens !== undefined){
-let data132 = data128.max_output_tokens;
-const _errs349 = errors;
-if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
-let dataType119 = typeof data132;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 === "boolean" || data132 === null
-              || (dataType119 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
-coerced119 = +data132;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data132}];
-return false;
-}
-}
-if(coerced119 !== undefined){
-data132 = coerced119;
-if(data128 !== undefined){
-data128["max_output_tokens"] = coerced119;
-}
-}
-}
-if(errors === _errs349){
-if(typeof data132 == "number"){
-if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data132}];
-return false;
-}
-}
-}
-var valid41 = _errs349 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data128.default_max_tokens !== undefined){
-let data133 = data128.default_max_tokens;
-const _errs351 = errors;
-if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
-let dataType120 = typeof data133;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 === "boolean" || data133 === null
-              || (dataType120 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
-coerced120 = +data133;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data133}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data133 = coerced120;
-if(data128 !== undefined){
-data128["default_max_tokens"] = coerced120;
-}
-}
-}
-if(errors === _errs351){
-if(typeof data133 == "number"){
-if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data133}];
-return false;
-}
-}
-}
-var valid41 = _errs351 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data128.unresolved_input_tokens !== undefined){
-let data134 = data128.unresolved_input_tokens;
-const _errs353 = errors;
-if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
-let dataType121 = typeof data134;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 === "boolean" || data134 === null
-              || (dataType121 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced121 = +data134;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data134}];
-return false;
-}
-}
-if(coerced121 !== undefined){
-data134 = coerced121;
-if(data128 !== undefined){
-data128["unresolved_input_tokens"] = coerced121;
-}
-}
-}
-if(errors === _errs353){
-if(typeof data134 == "number"){
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data134}];
-return false;
-}
-}
-}
-var valid41 = _errs353 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data128.reasoning !== undefined){
-let data135 = data128.reasoning;
-const _errs355 = errors;
-if(errors === _errs355){
+if(data130.call !== undefined){
+let data135 = data130.call;
+const _errs354 = errors;
+if(errors === _errs354){
 if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
-let missing5;
-if((data135.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data135}];
+let missing3;
+if((data135.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
 return false;
 }
 else {
-const _errs357 = errors;
-for(const key27 in data135){
-if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data135}];
+const _errs356 = errors;
+for(const key26 in data135){
+if(!((key26 === "tool") || (key26 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
 return false;
 break;
 }
 }
-if(_errs357 === errors){
-if(data135.default_effort !== undefined){
-let data136 = data135.default_effort;
-const _errs358 = errors;
-const _errs359 = errors;
-let valid43 = false;
-const _errs360 = errors;
-if(typeof data136 !== "string"){
-let dataType122 = typeof data136;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data136;
-}
-else if(data136 === null){
-coerced122 = "";
-}
-else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data136};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-}
-if(coerced122 !== undefined){
-data136 = coerced122;
-if(data135 !== undefined){
-data135["default_effort"] = coerced122;
-}
-}
-}
-if("none" !== data136){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data136};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-var _valid9 = _errs360 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs362 = errors;
-if(typeof data136 !== "string"){
-let dataType123 = typeof data136;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data136;
-}
-else if(data136 === null){
-coerced123 = "";
-}
-else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data136};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-if(coerced123 !== undefined){
-data136 = coerced123;
-if(data135 !== undefined){
-data135["default_effort"] = coerced123;
-}
-}
-}
-if("minimal" !== data136){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data136};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-var _valid9 = _errs362 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs364 = errors;
-if(typeof data136 !== "string"){
-let dataType124 = typeof data136;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data136;
-}
-else if(data136 === null){
-coerced124 = "";
-}
-else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data136};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-if(coerced124 !== undefined){
-data136 = coerced124;
-if(data135 !== undefined){
-data135["default_effort"] = coerced124;
-}
-}
-}
-if("low" !== data136){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data136};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-var _valid9 = _errs364 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs366 = errors;
+if(_errs356 === errors){
+if(data135.tool !== undefined){
+let data136 = data135.tool;
+const _errs357 = errors;
 if(typeof data136 !== "string"){
 let dataType125 = typeof data136;
 let coerced125 = undefined;
@@ -6197,7 +6096,604 @@ else if(data136 === null){
 coerced125 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data136};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data136}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data136 = coerced125;
+if(data135 !== undefined){
+data135["tool"] = coerced125;
+}
+}
+}
+if(errors === _errs357){
+if(typeof data136 === "string"){
+if(func3(data136) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data136}];
+return false;
+}
+}
+}
+var valid40 = _errs357 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data135.arguments !== undefined){
+let data137 = data135.arguments;
+const _errs359 = errors;
+if(errors === _errs359){
+if(!(data137 && typeof data137 == "object" && !Array.isArray(data137))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data137}];
+return false;
+}
+}
+var valid40 = _errs359 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
+return false;
+}
+}
+var valid37 = _errs354 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data130.answer !== undefined){
+let data138 = data130.answer;
+const _errs361 = errors;
+if(typeof data138 !== "string"){
+let dataType126 = typeof data138;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data138;
+}
+else if(data138 === null){
+coerced126 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data138}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data138 = coerced126;
+if(data130 !== undefined){
+data130["answer"] = coerced126;
+}
+}
+}
+var valid37 = _errs361 === errors;
+}
+else {
+var valid37 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data130}];
+return false;
+}
+}
+var valid36 = _errs334 === errors;
+if(!valid36){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data129}];
+return false;
+}
+}
+var valid35 = _errs332 === errors;
+if(!valid35){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data128}];
+return false;
+}
+}
+var valid32 = _errs330 === errors;
+}
+else {
+var valid32 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data122}];
+return false;
+}
+}
+var valid24 = _errs307 === errors;
+}
+else {
+var valid24 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data102}];
+return false;
+}
+}
+var valid23 = _errs244 === errors;
+if(!valid23){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data101}];
+return false;
+}
+}
+var valid0 = _errs242 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.models !== undefined){
+let data139 = data.models;
+const _errs363 = errors;
+if(errors === _errs363){
+if(Array.isArray(data139)){
+if(data139.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data139}];
+return false;
+}
+else {
+var valid41 = true;
+const len5 = data139.length;
+for(let i5=0; i5<len5; i5++){
+let data140 = data139[i5];
+const _errs365 = errors;
+if(errors === _errs365){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+let missing4;
+if(((data140.id === undefined) && (missing4 = "id")) || ((data140.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data140}];
+return false;
+}
+else {
+const _errs367 = errors;
+for(const key27 in data140){
+if(!(func2.call(schema11.properties.models.items.properties, key27))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data140}];
+return false;
+break;
+}
+}
+if(_errs367 === errors){
+if(data140.id !== undefined){
+let data141 = data140.id;
+const _errs368 = errors;
+if(typeof data141 !== "string"){
+let dataType127 = typeof data141;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data141;
+}
+else if(data141 === null){
+coerced127 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data141}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data141 = coerced127;
+if(data140 !== undefined){
+data140["id"] = coerced127;
+}
+}
+}
+if(errors === _errs368){
+if(typeof data141 === "string"){
+if(func3(data141) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data141}];
+return false;
+}
+}
+}
+var valid42 = _errs368 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data140.owned_by !== undefined){
+let data142 = data140.owned_by;
+const _errs370 = errors;
+if(typeof data142 !== "string"){
+let dataType128 = typeof data142;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data142;
+}
+else if(data142 === null){
+coerced128 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data142}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data142 = coerced128;
+if(data140 !== undefined){
+data140["owned_by"] = coerced128;
+}
+}
+}
+if(errors === _errs370){
+if(typeof data142 === "string"){
+if(func3(data142) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data142}];
+return false;
+}
+}
+}
+var valid42 = _errs370 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data140.context_length !== undefined){
+let data143 = data140.context_length;
+const _errs372 = errors;
+if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
+let dataType129 = typeof data143;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 === "boolean" || data143 === null
+              || (dataType129 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced129 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data143}];
+return false;
+}
+}
+if(coerced129 !== undefined){
+data143 = coerced129;
+if(data140 !== undefined){
+data140["context_length"] = coerced129;
+}
+}
+}
+if(errors === _errs372){
+if(typeof data143 == "number"){
+if(data143 < 1 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data143}];
+return false;
+}
+}
+}
+var valid42 = _errs372 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data140.max_output_tokens !== undefined){
+let data144 = data140.max_output_tokens;
+const _errs374 = errors;
+if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
+let dataType130 = typeof data144;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 === "boolean" || data144 === null
+              || (dataType130 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
+coerced130 = +data144;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data144}];
+return false;
+}
+}
+if(coerced130 !== undefined){
+data144 = coerced130;
+if(data140 !== undefined){
+data140["max_output_tokens"] = coerced130;
+}
+}
+}
+if(errors === _errs374){
+if(typeof data144 == "number"){
+if(data144 < 1 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data144}];
+return false;
+}
+}
+}
+var valid42 = _errs374 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data140.default_max_tokens !== undefined){
+let data145 = data140.default_max_tokens;
+const _errs376 = errors;
+if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
+let dataType131 = typeof data145;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 === "boolean" || data145 === null
+              || (dataType131 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
+coerced131 = +data145;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data145}];
+return false;
+}
+}
+if(coerced131 !== undefined){
+data145 = coerced131;
+if(data140 !== undefined){
+data140["default_max_tokens"] = coerced131;
+}
+}
+}
+if(errors === _errs376){
+if(typeof data145 == "number"){
+if(data145 < 1 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data145}];
+return false;
+}
+}
+}
+var valid42 = _errs376 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data140.unresolved_input_tokens !== undefined){
+let data146 = data140.unresolved_input_tokens;
+const _errs378 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType132 = typeof data146;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 === "boolean" || data146 === null
+              || (dataType132 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced132 = +data146;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data146}];
+return false;
+}
+}
+if(coerced132 !== undefined){
+data146 = coerced132;
+if(data140 !== undefined){
+data140["unresolved_input_tokens"] = coerced132;
+}
+}
+}
+if(errors === _errs378){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data146}];
+return false;
+}
+}
+}
+var valid42 = _errs378 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data140.reasoning !== undefined){
+let data147 = data140.reasoning;
+const _errs380 = errors;
+if(errors === _errs380){
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+let missing5;
+if((data147.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
+return false;
+}
+else {
+const _errs382 = errors;
+for(const key28 in data147){
+if(!((((((key28 === "default_effort") || (key28 === "efforts")) || (key28 === "style")) || (key28 === "budgets")) || (key28 === "levels")) || (key28 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
+return false;
+break;
+}
+}
+if(_errs382 === errors){
+if(data147.default_effort !== undefined){
+let data148 = data147.default_effort;
+const _errs383 = errors;
+const _errs384 = errors;
+let valid44 = false;
+const _errs385 = errors;
+if(typeof data148 !== "string"){
+let dataType133 = typeof data148;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data148;
+}
+else if(data148 === null){
+coerced133 = "";
+}
+else {
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data148};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(coerced133 !== undefined){
+data148 = coerced133;
+if(data147 !== undefined){
+data147["default_effort"] = coerced133;
+}
+}
+}
+if("none" !== data148){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data148};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+var _valid9 = _errs385 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs387 = errors;
+if(typeof data148 !== "string"){
+let dataType134 = typeof data148;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data148;
+}
+else if(data148 === null){
+coerced134 = "";
+}
+else {
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data148};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(coerced134 !== undefined){
+data148 = coerced134;
+if(data147 !== undefined){
+data147["default_effort"] = coerced134;
+}
+}
+}
+if("minimal" !== data148){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data148};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+var _valid9 = _errs387 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs389 = errors;
+if(typeof data148 !== "string"){
+let dataType135 = typeof data148;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data148;
+}
+else if(data148 === null){
+coerced135 = "";
+}
+else {
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data148};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(coerced135 !== undefined){
+data148 = coerced135;
+if(data147 !== undefined){
+data147["default_effort"] = coerced135;
+}
+}
+}
+if("low" !== data148){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data148};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+var _valid9 = _errs389 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs391 = errors;
+if(typeof data148 !== "string"){
+let dataType136 = typeof data148;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data148;
+}
+else if(data148 === null){
+coerced136 = "";
+}
+else {
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6207,15 +6703,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data136 = coerced125;
-if(data135 !== undefined){
-data135["default_effort"] = coerced125;
+if(coerced136 !== undefined){
+data148 = coerced136;
+if(data147 !== undefined){
+data147["default_effort"] = coerced136;
 }
 }
 }
-if("medium" !== data136){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data136};
+if("medium" !== data148){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6224,22 +6720,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs366 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs368 = errors;
-if(typeof data136 !== "string"){
-let dataType126 = typeof data136;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data136;
+var _valid9 = _errs391 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs393 = errors;
+if(typeof data148 !== "string"){
+let dataType137 = typeof data148;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data148;
 }
-else if(data136 === null){
-coerced126 = "";
+else if(data148 === null){
+coerced137 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data136};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6249,15 +6745,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data136 = coerced126;
-if(data135 !== undefined){
-data135["default_effort"] = coerced126;
+if(coerced137 !== undefined){
+data148 = coerced137;
+if(data147 !== undefined){
+data147["default_effort"] = coerced137;
 }
 }
 }
-if("high" !== data136){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data136};
+if("high" !== data148){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6266,22 +6762,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs368 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs370 = errors;
-if(typeof data136 !== "string"){
-let dataType127 = typeof data136;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data136;
+var _valid9 = _errs393 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs395 = errors;
+if(typeof data148 !== "string"){
+let dataType138 = typeof data148;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data148;
 }
-else if(data136 === null){
-coerced127 = "";
+else if(data148 === null){
+coerced138 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data136};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6291,15 +6787,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data136 = coerced127;
-if(data135 !== undefined){
-data135["default_effort"] = coerced127;
+if(coerced138 !== undefined){
+data148 = coerced138;
+if(data147 !== undefined){
+data147["default_effort"] = coerced138;
 }
 }
 }
-if("xhigh" !== data136){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data136};
+if("xhigh" !== data148){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6308,22 +6804,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs370 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs372 = errors;
-if(typeof data136 !== "string"){
-let dataType128 = typeof data136;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data136;
+var _valid9 = _errs395 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs397 = errors;
+if(typeof data148 !== "string"){
+let dataType139 = typeof data148;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data148;
 }
-else if(data136 === null){
-coerced128 = "";
+else if(data148 === null){
+coerced139 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data136};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data148};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6333,15 +6829,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data136 = coerced128;
-if(data135 !== undefined){
-data135["default_effort"] = coerced128;
+if(coerced139 !== undefined){
+data148 = coerced139;
+if(data147 !== undefined){
+data147["default_effort"] = coerced139;
 }
 }
 }
-if("max" !== data136){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data136};
+if("max" !== data148){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data148};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6350,16 +6846,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs372 === errors;
-valid43 = valid43 || _valid9;
+var _valid9 = _errs397 === errors;
+valid44 = valid44 || _valid9;
 }
 }
 }
 }
 }
 }
-if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data136};
+if(!valid44){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data148};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6371,52 +6867,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs359;
+errors = _errs384;
 if(vErrors !== null){
-if(_errs359){
-vErrors.length = _errs359;
+if(_errs384){
+vErrors.length = _errs384;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs358 === errors;
+var valid43 = _errs383 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data135.efforts !== undefined){
-let data137 = data135.efforts;
-const _errs374 = errors;
-if(errors === _errs374){
-if(Array.isArray(data137)){
-if(data137.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data137}];
+if(valid43){
+if(data147.efforts !== undefined){
+let data149 = data147.efforts;
+const _errs399 = errors;
+if(errors === _errs399){
+if(Array.isArray(data149)){
+if(data149.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data149}];
 return false;
 }
 else {
-var valid44 = true;
-const len6 = data137.length;
+var valid45 = true;
+const len6 = data149.length;
 for(let i6=0; i6<len6; i6++){
-let data138 = data137[i6];
-const _errs376 = errors;
-const _errs377 = errors;
-let valid45 = false;
-const _errs378 = errors;
-if(typeof data138 !== "string"){
-let dataType129 = typeof data138;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data138;
+let data150 = data149[i6];
+const _errs401 = errors;
+const _errs402 = errors;
+let valid46 = false;
+const _errs403 = errors;
+if(typeof data150 !== "string"){
+let dataType140 = typeof data150;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data150;
 }
-else if(data138 === null){
-coerced129 = "";
+else if(data150 === null){
+coerced140 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data138};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6426,15 +6922,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data138 = coerced129;
-if(data137 !== undefined){
-data137[i6] = coerced129;
+if(coerced140 !== undefined){
+data150 = coerced140;
+if(data149 !== undefined){
+data149[i6] = coerced140;
 }
 }
 }
-if("none" !== data138){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data138};
+if("none" !== data150){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6443,22 +6939,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs378 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs380 = errors;
-if(typeof data138 !== "string"){
-let dataType130 = typeof data138;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data138;
+var _valid10 = _errs403 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs405 = errors;
+if(typeof data150 !== "string"){
+let dataType141 = typeof data150;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data150;
 }
-else if(data138 === null){
-coerced130 = "";
+else if(data150 === null){
+coerced141 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data138};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6468,15 +6964,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data138 = coerced130;
-if(data137 !== undefined){
-data137[i6] = coerced130;
+if(coerced141 !== undefined){
+data150 = coerced141;
+if(data149 !== undefined){
+data149[i6] = coerced141;
 }
 }
 }
-if("minimal" !== data138){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data138};
+if("minimal" !== data150){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6485,22 +6981,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs380 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs382 = errors;
-if(typeof data138 !== "string"){
-let dataType131 = typeof data138;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data138;
+var _valid10 = _errs405 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs407 = errors;
+if(typeof data150 !== "string"){
+let dataType142 = typeof data150;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data150;
 }
-else if(data138 === null){
-coerced131 = "";
+else if(data150 === null){
+coerced142 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data138};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6510,15 +7006,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data138 = coerced131;
-if(data137 !== undefined){
-data137[i6] = coerced131;
+if(coerced142 !== undefined){
+data150 = coerced142;
+if(data149 !== undefined){
+data149[i6] = coerced142;
 }
 }
 }
-if("low" !== data138){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data138};
+if("low" !== data150){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6527,22 +7023,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs382 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs384 = errors;
-if(typeof data138 !== "string"){
-let dataType132 = typeof data138;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data138;
+var _valid10 = _errs407 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs409 = errors;
+if(typeof data150 !== "string"){
+let dataType143 = typeof data150;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data150;
 }
-else if(data138 === null){
-coerced132 = "";
+else if(data150 === null){
+coerced143 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data138};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6552,15 +7048,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data138 = coerced132;
-if(data137 !== undefined){
-data137[i6] = coerced132;
+if(coerced143 !== undefined){
+data150 = coerced143;
+if(data149 !== undefined){
+data149[i6] = coerced143;
 }
 }
 }
-if("medium" !== data138){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data138};
+if("medium" !== data150){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6569,22 +7065,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs384 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs386 = errors;
-if(typeof data138 !== "string"){
-let dataType133 = typeof data138;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data138;
+var _valid10 = _errs409 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs411 = errors;
+if(typeof data150 !== "string"){
+let dataType144 = typeof data150;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data150;
 }
-else if(data138 === null){
-coerced133 = "";
+else if(data150 === null){
+coerced144 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data138};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6594,15 +7090,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data138 = coerced133;
-if(data137 !== undefined){
-data137[i6] = coerced133;
+if(coerced144 !== undefined){
+data150 = coerced144;
+if(data149 !== undefined){
+data149[i6] = coerced144;
 }
 }
 }
-if("high" !== data138){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data138};
+if("high" !== data150){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6611,22 +7107,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs386 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs388 = errors;
-if(typeof data138 !== "string"){
-let dataType134 = typeof data138;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data138;
+var _valid10 = _errs411 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs413 = errors;
+if(typeof data150 !== "string"){
+let dataType145 = typeof data150;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data150;
 }
-else if(data138 === null){
-coerced134 = "";
+else if(data150 === null){
+coerced145 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data138};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6636,15 +7132,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data138 = coerced134;
-if(data137 !== undefined){
-data137[i6] = coerced134;
+if(coerced145 !== undefined){
+data150 = coerced145;
+if(data149 !== undefined){
+data149[i6] = coerced145;
 }
 }
 }
-if("xhigh" !== data138){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data138};
+if("xhigh" !== data150){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6653,22 +7149,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs388 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs390 = errors;
-if(typeof data138 !== "string"){
-let dataType135 = typeof data138;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data138;
+var _valid10 = _errs413 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs415 = errors;
+if(typeof data150 !== "string"){
+let dataType146 = typeof data150;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data150;
 }
-else if(data138 === null){
-coerced135 = "";
+else if(data150 === null){
+coerced146 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data138};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data150};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6678,15 +7174,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data138 = coerced135;
-if(data137 !== undefined){
-data137[i6] = coerced135;
+if(coerced146 !== undefined){
+data150 = coerced146;
+if(data149 !== undefined){
+data149[i6] = coerced146;
 }
 }
 }
-if("max" !== data138){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data138};
+if("max" !== data150){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data150};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6695,16 +7191,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs390 === errors;
-valid45 = valid45 || _valid10;
+var _valid10 = _errs415 === errors;
+valid46 = valid46 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data138};
+if(!valid46){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data150};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6716,52 +7212,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs377;
+errors = _errs402;
 if(vErrors !== null){
-if(_errs377){
-vErrors.length = _errs377;
+if(_errs402){
+vErrors.length = _errs402;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs376 === errors;
-if(!valid44){
+var valid45 = _errs401 === errors;
+if(!valid45){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data149}];
 return false;
 }
 }
-var valid42 = _errs374 === errors;
+var valid43 = _errs399 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data135.style !== undefined){
-let data139 = data135.style;
-const _errs392 = errors;
-const _errs393 = errors;
-let valid46 = false;
-const _errs394 = errors;
-if(typeof data139 !== "string"){
-let dataType136 = typeof data139;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data139;
+if(valid43){
+if(data147.style !== undefined){
+let data151 = data147.style;
+const _errs417 = errors;
+const _errs418 = errors;
+let valid47 = false;
+const _errs419 = errors;
+if(typeof data151 !== "string"){
+let dataType147 = typeof data151;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data151;
 }
-else if(data139 === null){
-coerced136 = "";
+else if(data151 === null){
+coerced147 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data139};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6771,15 +7267,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data139 = coerced136;
-if(data135 !== undefined){
-data135["style"] = coerced136;
+if(coerced147 !== undefined){
+data151 = coerced147;
+if(data147 !== undefined){
+data147["style"] = coerced147;
 }
 }
 }
-if("budget" !== data139){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data139};
+if("budget" !== data151){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6788,22 +7284,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs394 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs396 = errors;
-if(typeof data139 !== "string"){
-let dataType137 = typeof data139;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data139;
+var _valid11 = _errs419 === errors;
+valid47 = valid47 || _valid11;
+if(!valid47){
+const _errs421 = errors;
+if(typeof data151 !== "string"){
+let dataType148 = typeof data151;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data151;
 }
-else if(data139 === null){
-coerced137 = "";
+else if(data151 === null){
+coerced148 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data139};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6813,15 +7309,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data139 = coerced137;
-if(data135 !== undefined){
-data135["style"] = coerced137;
+if(coerced148 !== undefined){
+data151 = coerced148;
+if(data147 !== undefined){
+data147["style"] = coerced148;
 }
 }
 }
-if("level" !== data139){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data139};
+if("level" !== data151){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6830,11 +7326,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs396 === errors;
-valid46 = valid46 || _valid11;
+var _valid11 = _errs421 === errors;
+valid47 = valid47 || _valid11;
 }
-if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data139};
+if(!valid47){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data151};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6846,345 +7342,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs393;
+errors = _errs418;
 if(vErrors !== null){
-if(_errs393){
-vErrors.length = _errs393;
+if(_errs418){
+vErrors.length = _errs418;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs392 === errors;
+var valid43 = _errs417 === errors;
 }
 else {
-var valid42 = true;
-}
-if(valid42){
-if(data135.budgets !== undefined){
-let data140 = data135.budgets;
-const _errs398 = errors;
-if(errors === _errs398){
-if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
-const _errs400 = errors;
-for(const key28 in data140){
-if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data140}];
-return false;
-break;
-}
-}
-if(_errs400 === errors){
-if(data140.none !== undefined){
-let data141 = data140.none;
-const _errs401 = errors;
-if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
-let dataType138 = typeof data141;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 === "boolean" || data141 === null
-              || (dataType138 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
-coerced138 = +data141;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data141}];
-return false;
-}
-}
-if(coerced138 !== undefined){
-data141 = coerced138;
-if(data140 !== undefined){
-data140["none"] = coerced138;
-}
-}
-}
-if(errors === _errs401){
-if(typeof data141 == "number"){
-if(data141 < 0 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data141}];
-return false;
-}
-}
-}
-var valid47 = _errs401 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data140.minimal !== undefined){
-let data142 = data140.minimal;
-const _errs403 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
-let dataType139 = typeof data142;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 === "boolean" || data142 === null
-              || (dataType139 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced139 = +data142;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data142}];
-return false;
-}
-}
-if(coerced139 !== undefined){
-data142 = coerced139;
-if(data140 !== undefined){
-data140["minimal"] = coerced139;
-}
-}
-}
-if(errors === _errs403){
-if(typeof data142 == "number"){
-if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data142}];
-return false;
-}
-}
-}
-var valid47 = _errs403 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data140.low !== undefined){
-let data143 = data140.low;
-const _errs405 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType140 = typeof data143;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data143 === null
-              || (dataType140 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced140 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data143}];
-return false;
-}
-}
-if(coerced140 !== undefined){
-data143 = coerced140;
-if(data140 !== undefined){
-data140["low"] = coerced140;
-}
-}
-}
-if(errors === _errs405){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data143}];
-return false;
-}
-}
-}
-var valid47 = _errs405 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data140.medium !== undefined){
-let data144 = data140.medium;
-const _errs407 = errors;
-if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-let dataType141 = typeof data144;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data144 === null
-              || (dataType141 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced141 = +data144;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data144}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data144 = coerced141;
-if(data140 !== undefined){
-data140["medium"] = coerced141;
-}
-}
-}
-if(errors === _errs407){
-if(typeof data144 == "number"){
-if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data144}];
-return false;
-}
-}
-}
-var valid47 = _errs407 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data140.high !== undefined){
-let data145 = data140.high;
-const _errs409 = errors;
-if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
-let dataType142 = typeof data145;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data145 === null
-              || (dataType142 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
-coerced142 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data145}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data145 = coerced142;
-if(data140 !== undefined){
-data140["high"] = coerced142;
-}
-}
-}
-if(errors === _errs409){
-if(typeof data145 == "number"){
-if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data145}];
-return false;
-}
-}
-}
-var valid47 = _errs409 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data140.xhigh !== undefined){
-let data146 = data140.xhigh;
-const _errs411 = errors;
-if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType143 = typeof data146;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 === "boolean" || data146 === null
-              || (dataType143 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced143 = +data146;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data146}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data146 = coerced143;
-if(data140 !== undefined){
-data140["xhigh"] = coerced143;
-}
-}
-}
-if(errors === _errs411){
-if(typeof data146 == "number"){
-if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data146}];
-return false;
-}
-}
-}
-var valid47 = _errs411 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data140.max !== undefined){
-let data147 = data140.max;
-const _errs413 = errors;
-if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
-let dataType144 = typeof data147;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 === "boolean" || data147 === null
-              || (dataType144 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
-coerced144 = +data147;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data147}];
-return false;
-}
-}
-if(coerced144 !== undefined){
-data147 = coerced144;
-if(data140 !== undefined){
-data140["max"] = coerced144;
-}
-}
-}
-if(errors === _errs413){
-if(typeof data147 == "number"){
-if(data147 < 1 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data147}];
-return false;
-}
-}
-}
-var valid47 = _errs413 === errors;
-}
-else {
-var valid47 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data140}];
-return false;
-}
-}
-var valid42 = _errs398 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data135.levels !== undefined){
-let data148 = data135.levels;
-const _errs415 = errors;
-if(errors === _errs415){
-if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
-const _errs417 = errors;
-for(const key29 in data148){
+var valid43 = true;
+}
+if(valid43){
+if(data147.budgets !== undefined){
+let data152 = data147.budgets;
+const _errs423 = errors;
+if(errors === _errs423){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+const _errs425 = errors;
+for(const key29 in data152){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data152}];
 return false;
 break;
 }
 }
-if(_errs417 === errors){
-if(data148.none !== undefined){
-let data149 = data148.none;
-const _errs418 = errors;
-const _errs419 = errors;
-let valid49 = false;
-const _errs420 = errors;
-if(typeof data149 !== "string"){
-let dataType145 = typeof data149;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data149;
-}
-else if(data149 === null){
-coerced145 = "";
+if(_errs425 === errors){
+if(data152.none !== undefined){
+let data153 = data152.none;
+const _errs426 = errors;
+if(!((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153)))){
+let dataType149 = typeof data153;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 === "boolean" || data153 === null
+              || (dataType149 === "string" && data153 && data153 == +data153 && !(data153 % 1))){
+coerced149 = +data153;
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data149};
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data153}];
+return false;
+}
+}
+if(coerced149 !== undefined){
+data153 = coerced149;
+if(data152 !== undefined){
+data152["none"] = coerced149;
+}
+}
+}
+if(errors === _errs426){
+if(typeof data153 == "number"){
+if(data153 < 0 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data153}];
+return false;
+}
+}
+}
+var valid48 = _errs426 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data152.minimal !== undefined){
+let data154 = data152.minimal;
+const _errs428 = errors;
+if(!((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154)))){
+let dataType150 = typeof data154;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 === "boolean" || data154 === null
+              || (dataType150 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
+coerced150 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data154}];
+return false;
+}
+}
+if(coerced150 !== undefined){
+data154 = coerced150;
+if(data152 !== undefined){
+data152["minimal"] = coerced150;
+}
+}
+}
+if(errors === _errs428){
+if(typeof data154 == "number"){
+if(data154 < 1 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data154}];
+return false;
+}
+}
+}
+var valid48 = _errs428 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data152.low !== undefined){
+let data155 = data152.low;
+const _errs430 = errors;
+if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
+let dataType151 = typeof data155;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 === "boolean" || data155 === null
+              || (dataType151 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced151 = +data155;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data155}];
+return false;
+}
+}
+if(coerced151 !== undefined){
+data155 = coerced151;
+if(data152 !== undefined){
+data152["low"] = coerced151;
+}
+}
+}
+if(errors === _errs430){
+if(typeof data155 == "number"){
+if(data155 < 1 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data155}];
+return false;
+}
+}
+}
+var valid48 = _errs430 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data152.medium !== undefined){
+let data156 = data152.medium;
+const _errs432 = errors;
+if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
+let dataType152 = typeof data156;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 === "boolean" || data156 === null
+              || (dataType152 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+coerced152 = +data156;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data156}];
+return false;
+}
+}
+if(coerced152 !== undefined){
+data156 = coerced152;
+if(data152 !== undefined){
+data152["medium"] = coerced152;
+}
+}
+}
+if(errors === _errs432){
+if(typeof data156 == "number"){
+if(data156 < 1 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data156}];
+return false;
+}
+}
+}
+var valid48 = _errs432 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data152.high !== undefined){
+let data157 = data152.high;
+const _errs434 = errors;
+if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+let dataType153 = typeof data157;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 === "boolean" || data157 === null
+              || (dataType153 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced153 = +data157;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data157}];
+return false;
+}
+}
+if(coerced153 !== undefined){
+data157 = coerced153;
+if(data152 !== undefined){
+data152["high"] = coerced153;
+}
+}
+}
+if(errors === _errs434){
+if(typeof data157 == "number"){
+if(data157 < 1 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data157}];
+return false;
+}
+}
+}
+var valid48 = _errs434 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data152.xhigh !== undefined){
+let data158 = data152.xhigh;
+const _errs436 = errors;
+if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
+let dataType154 = typeof data158;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 === "boolean" || data158 === null
+              || (dataType154 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
+coerced154 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data158}];
+return false;
+}
+}
+if(coerced154 !== undefined){
+data158 = coerced154;
+if(data152 !== undefined){
+data152["xhigh"] = coerced154;
+}
+}
+}
+if(errors === _errs436){
+if(typeof data158 == "number"){
+if(data158 < 1 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data158}];
+return false;
+}
+}
+}
+var valid48 = _errs436 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data152.max !== undefined){
+let data159 = data152.max;
+const _errs438 = errors;
+if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+let dataType155 = typeof data159;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 === "boolean" || data159 === null
+              || (dataType155 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced155 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data159}];
+return false;
+}
+}
+if(coerced155 !== undefined){
+data159 = coerced155;
+if(data152 !== undefined){
+data152["max"] = coerced155;
+}
+}
+}
+if(errors === _errs438){
+if(typeof data159 == "number"){
+if(data159 < 1 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data159}];
+return false;
+}
+}
+}
+var valid48 = _errs438 === errors;
+}
+else {
+var valid48 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data152}];
+return false;
+}
+}
+var valid43 = _errs423 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data147.levels !== undefined){
+let data160 = data147.levels;
+const _errs440 = errors;
+if(errors === _errs440){
+if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
+const _errs442 = errors;
+for(const key30 in data160){
+if(!(((((((key30 === "none") || (key30 === "minimal")) || (key30 === "low")) || (key30 === "medium")) || (key30 === "high")) || (key30 === "xhigh")) || (key30 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data160}];
+return false;
+break;
+}
+}
+if(_errs442 === errors){
+if(data160.none !== undefined){
+let data161 = data160.none;
+const _errs443 = errors;
+const _errs444 = errors;
+let valid50 = false;
+const _errs445 = errors;
+if(typeof data161 !== "string"){
+let dataType156 = typeof data161;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data161;
+}
+else if(data161 === null){
+coerced156 = "";
+}
+else {
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7194,15 +7690,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data149 = coerced145;
-if(data148 !== undefined){
-data148["none"] = coerced145;
+if(coerced156 !== undefined){
+data161 = coerced156;
+if(data160 !== undefined){
+data160["none"] = coerced156;
 }
 }
 }
-if("minimal" !== data149){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data149};
+if("minimal" !== data161){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7211,22 +7707,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs420 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs422 = errors;
-if(typeof data149 !== "string"){
-let dataType146 = typeof data149;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data149;
+var _valid12 = _errs445 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs447 = errors;
+if(typeof data161 !== "string"){
+let dataType157 = typeof data161;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data161;
 }
-else if(data149 === null){
-coerced146 = "";
+else if(data161 === null){
+coerced157 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data149};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7236,15 +7732,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data149 = coerced146;
-if(data148 !== undefined){
-data148["none"] = coerced146;
+if(coerced157 !== undefined){
+data161 = coerced157;
+if(data160 !== undefined){
+data160["none"] = coerced157;
 }
 }
 }
-if("low" !== data149){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data149};
+if("low" !== data161){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7253,22 +7749,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs422 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs424 = errors;
-if(typeof data149 !== "string"){
-let dataType147 = typeof data149;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data149;
+var _valid12 = _errs447 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs449 = errors;
+if(typeof data161 !== "string"){
+let dataType158 = typeof data161;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data161;
 }
-else if(data149 === null){
-coerced147 = "";
+else if(data161 === null){
+coerced158 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data149};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7278,15 +7774,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data149 = coerced147;
-if(data148 !== undefined){
-data148["none"] = coerced147;
+if(coerced158 !== undefined){
+data161 = coerced158;
+if(data160 !== undefined){
+data160["none"] = coerced158;
 }
 }
 }
-if("medium" !== data149){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data149};
+if("medium" !== data161){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7295,22 +7791,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs424 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs426 = errors;
-if(typeof data149 !== "string"){
-let dataType148 = typeof data149;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data149;
+var _valid12 = _errs449 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs451 = errors;
+if(typeof data161 !== "string"){
+let dataType159 = typeof data161;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data161;
 }
-else if(data149 === null){
-coerced148 = "";
+else if(data161 === null){
+coerced159 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data149};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7320,15 +7816,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data149 = coerced148;
-if(data148 !== undefined){
-data148["none"] = coerced148;
+if(coerced159 !== undefined){
+data161 = coerced159;
+if(data160 !== undefined){
+data160["none"] = coerced159;
 }
 }
 }
-if("high" !== data149){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data149};
+if("high" !== data161){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7337,22 +7833,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs426 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs428 = errors;
-if(typeof data149 !== "string"){
-let dataType149 = typeof data149;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data149;
+var _valid12 = _errs451 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs453 = errors;
+if(typeof data161 !== "string"){
+let dataType160 = typeof data161;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data161;
 }
-else if(data149 === null){
-coerced149 = "";
+else if(data161 === null){
+coerced160 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data149};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7362,15 +7858,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data149 = coerced149;
-if(data148 !== undefined){
-data148["none"] = coerced149;
+if(coerced160 !== undefined){
+data161 = coerced160;
+if(data160 !== undefined){
+data160["none"] = coerced160;
 }
 }
 }
-if("xhigh" !== data149){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data149};
+if("xhigh" !== data161){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7379,22 +7875,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs428 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs430 = errors;
-if(typeof data149 !== "string"){
-let dataType150 = typeof data149;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data149;
+var _valid12 = _errs453 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs455 = errors;
+if(typeof data161 !== "string"){
+let dataType161 = typeof data161;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data161;
 }
-else if(data149 === null){
-coerced150 = "";
+else if(data161 === null){
+coerced161 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data149};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7404,15 +7900,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data149 = coerced150;
-if(data148 !== undefined){
-data148["none"] = coerced150;
+if(coerced161 !== undefined){
+data161 = coerced161;
+if(data160 !== undefined){
+data160["none"] = coerced161;
 }
 }
 }
-if("max" !== data149){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data149};
+if("max" !== data161){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7421,15 +7917,15 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs430 === errors;
-valid49 = valid49 || _valid12;
+var _valid12 = _errs455 === errors;
+valid50 = valid50 || _valid12;
 }
 }
 }
 }
 }
-if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data149};
+if(!valid50){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data161};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7441,40 +7937,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs419;
+errors = _errs444;
 if(vErrors !== null){
-if(_errs419){
-vErrors.length = _errs419;
+if(_errs444){
+vErrors.length = _errs444;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs418 === errors;
+var valid49 = _errs443 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data148.minimal !== undefined){
-let data150 = data148.minimal;
-const _errs432 = errors;
-const _errs433 = errors;
-let valid50 = false;
-const _errs434 = errors;
-if(typeof data150 !== "string"){
-let dataType151 = typeof data150;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data150;
+if(valid49){
+if(data160.minimal !== undefined){
+let data162 = data160.minimal;
+const _errs457 = errors;
+const _errs458 = errors;
+let valid51 = false;
+const _errs459 = errors;
+if(typeof data162 !== "string"){
+let dataType162 = typeof data162;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data162;
 }
-else if(data150 === null){
-coerced151 = "";
+else if(data162 === null){
+coerced162 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data150};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7484,15 +7980,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data150 = coerced151;
-if(data148 !== undefined){
-data148["minimal"] = coerced151;
+if(coerced162 !== undefined){
+data162 = coerced162;
+if(data160 !== undefined){
+data160["minimal"] = coerced162;
 }
 }
 }
-if("minimal" !== data150){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data150};
+if("minimal" !== data162){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7501,22 +7997,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs434 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs436 = errors;
-if(typeof data150 !== "string"){
-let dataType152 = typeof data150;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data150;
+var _valid13 = _errs459 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs461 = errors;
+if(typeof data162 !== "string"){
+let dataType163 = typeof data162;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data162;
 }
-else if(data150 === null){
-coerced152 = "";
+else if(data162 === null){
+coerced163 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data150};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7526,15 +8022,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data150 = coerced152;
-if(data148 !== undefined){
-data148["minimal"] = coerced152;
+if(coerced163 !== undefined){
+data162 = coerced163;
+if(data160 !== undefined){
+data160["minimal"] = coerced163;
 }
 }
 }
-if("low" !== data150){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data150};
+if("low" !== data162){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7543,22 +8039,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs436 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs438 = errors;
-if(typeof data150 !== "string"){
-let dataType153 = typeof data150;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data150;
+var _valid13 = _errs461 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs463 = errors;
+if(typeof data162 !== "string"){
+let dataType164 = typeof data162;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data162;
 }
-else if(data150 === null){
-coerced153 = "";
+else if(data162 === null){
+coerced164 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data150};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7568,15 +8064,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data150 = coerced153;
-if(data148 !== undefined){
-data148["minimal"] = coerced153;
+if(coerced164 !== undefined){
+data162 = coerced164;
+if(data160 !== undefined){
+data160["minimal"] = coerced164;
 }
 }
 }
-if("medium" !== data150){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data150};
+if("medium" !== data162){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7585,22 +8081,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs438 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs440 = errors;
-if(typeof data150 !== "string"){
-let dataType154 = typeof data150;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data150;
+var _valid13 = _errs463 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs465 = errors;
+if(typeof data162 !== "string"){
+let dataType165 = typeof data162;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data162;
 }
-else if(data150 === null){
-coerced154 = "";
+else if(data162 === null){
+coerced165 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data150};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7610,15 +8106,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data150 = coerced154;
-if(data148 !== undefined){
-data148["minimal"] = coerced154;
+if(coerced165 !== undefined){
+data162 = coerced165;
+if(data160 !== undefined){
+data160["minimal"] = coerced165;
 }
 }
 }
-if("high" !== data150){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data150};
+if("high" !== data162){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7627,22 +8123,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs440 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs442 = errors;
-if(typeof data150 !== "string"){
-let dataType155 = typeof data150;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data150;
+var _valid13 = _errs465 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs467 = errors;
+if(typeof data162 !== "string"){
+let dataType166 = typeof data162;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data162;
 }
-else if(data150 === null){
-coerced155 = "";
+else if(data162 === null){
+coerced166 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data150};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7652,15 +8148,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data150 = coerced155;
-if(data148 !== undefined){
-data148["minimal"] = coerced155;
+if(coerced166 !== undefined){
+data162 = coerced166;
+if(data160 !== undefined){
+data160["minimal"] = coerced166;
 }
 }
 }
-if("xhigh" !== data150){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data150};
+if("xhigh" !== data162){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7669,22 +8165,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs442 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs444 = errors;
-if(typeof data150 !== "string"){
-let dataType156 = typeof data150;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data150;
+var _valid13 = _errs467 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs469 = errors;
+if(typeof data162 !== "string"){
+let dataType167 = typeof data162;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data162;
 }
-else if(data150 === null){
-coerced156 = "";
+else if(data162 === null){
+coerced167 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data150};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data162};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7694,15 +8190,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data150 = coerced156;
-if(data148 !== undefined){
-data148["minimal"] = coerced156;
+if(coerced167 !== undefined){
+data162 = coerced167;
+if(data160 !== undefined){
+data160["minimal"] = coerced167;
 }
 }
 }
-if("max" !== data150){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data150};
+if("max" !== data162){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data162};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7711,15 +8207,15 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs444 === errors;
-valid50 = valid50 || _valid13;
+var _valid13 = _errs469 === errors;
+valid51 = valid51 || _valid13;
 }
 }
 }
 }
 }
-if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data150};
+if(!valid51){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data162};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7731,40 +8227,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs433;
+errors = _errs458;
 if(vErrors !== null){
-if(_errs433){
-vErrors.length = _errs433;
+if(_errs458){
+vErrors.length = _errs458;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs432 === errors;
+var valid49 = _errs457 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data148.low !== undefined){
-let data151 = data148.low;
-const _errs446 = errors;
-const _errs447 = errors;
-let valid51 = false;
-const _errs448 = errors;
-if(typeof data151 !== "string"){
-let dataType157 = typeof data151;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data151;
+if(valid49){
+if(data160.low !== undefined){
+let data163 = data160.low;
+const _errs471 = errors;
+const _errs472 = errors;
+let valid52 = false;
+const _errs473 = errors;
+if(typeof data163 !== "string"){
+let dataType168 = typeof data163;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data163;
 }
-else if(data151 === null){
-coerced157 = "";
+else if(data163 === null){
+coerced168 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data151};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7774,15 +8270,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data151 = coerced157;
-if(data148 !== undefined){
-data148["low"] = coerced157;
+if(coerced168 !== undefined){
+data163 = coerced168;
+if(data160 !== undefined){
+data160["low"] = coerced168;
 }
 }
 }
-if("minimal" !== data151){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data151};
+if("minimal" !== data163){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7791,22 +8287,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs448 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs450 = errors;
-if(typeof data151 !== "string"){
-let dataType158 = typeof data151;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data151;
+var _valid14 = _errs473 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs475 = errors;
+if(typeof data163 !== "string"){
+let dataType169 = typeof data163;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data163;
 }
-else if(data151 === null){
-coerced158 = "";
+else if(data163 === null){
+coerced169 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data151};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7816,15 +8312,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data151 = coerced158;
-if(data148 !== undefined){
-data148["low"] = coerced158;
+if(coerced169 !== undefined){
+data163 = coerced169;
+if(data160 !== undefined){
+data160["low"] = coerced169;
 }
 }
 }
-if("low" !== data151){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data151};
+if("low" !== data163){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7833,22 +8329,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs450 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs452 = errors;
-if(typeof data151 !== "string"){
-let dataType159 = typeof data151;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data151;
+var _valid14 = _errs475 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs477 = errors;
+if(typeof data163 !== "string"){
+let dataType170 = typeof data163;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data163;
 }
-else if(data151 === null){
-coerced159 = "";
+else if(data163 === null){
+coerced170 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data151};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7858,15 +8354,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data151 = coerced159;
-if(data148 !== undefined){
-data148["low"] = coerced159;
+if(coerced170 !== undefined){
+data163 = coerced170;
+if(data160 !== undefined){
+data160["low"] = coerced170;
 }
 }
 }
-if("medium" !== data151){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data151};
+if("medium" !== data163){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7875,22 +8371,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs452 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs454 = errors;
-if(typeof data151 !== "string"){
-let dataType160 = typeof data151;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data151;
+var _valid14 = _errs477 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs479 = errors;
+if(typeof data163 !== "string"){
+let dataType171 = typeof data163;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data163;
 }
-else if(data151 === null){
-coerced160 = "";
+else if(data163 === null){
+coerced171 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data151};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7900,15 +8396,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data151 = coerced160;
-if(data148 !== undefined){
-data148["low"] = coerced160;
+if(coerced171 !== undefined){
+data163 = coerced171;
+if(data160 !== undefined){
+data160["low"] = coerced171;
 }
 }
 }
-if("high" !== data151){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data151};
+if("high" !== data163){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7917,22 +8413,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs454 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs456 = errors;
-if(typeof data151 !== "string"){
-let dataType161 = typeof data151;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data151;
+var _valid14 = _errs479 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs481 = errors;
+if(typeof data163 !== "string"){
+let dataType172 = typeof data163;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data163;
 }
-else if(data151 === null){
-coerced161 = "";
+else if(data163 === null){
+coerced172 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data151};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7942,15 +8438,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data151 = coerced161;
-if(data148 !== undefined){
-data148["low"] = coerced161;
+if(coerced172 !== undefined){
+data163 = coerced172;
+if(data160 !== undefined){
+data160["low"] = coerced172;
 }
 }
 }
-if("xhigh" !== data151){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data151};
+if("xhigh" !== data163){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7959,22 +8455,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs456 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs458 = errors;
-if(typeof data151 !== "string"){
-let dataType162 = typeof data151;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data151;
+var _valid14 = _errs481 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs483 = errors;
+if(typeof data163 !== "string"){
+let dataType173 = typeof data163;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data163;
 }
-else if(data151 === null){
-coerced162 = "";
+else if(data163 === null){
+coerced173 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data151};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7984,15 +8480,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data151 = coerced162;
-if(data148 !== undefined){
-data148["low"] = coerced162;
+if(coerced173 !== undefined){
+data163 = coerced173;
+if(data160 !== undefined){
+data160["low"] = coerced173;
 }
 }
 }
-if("max" !== data151){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data151};
+if("max" !== data163){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -8001,15 +8497,15 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs458 === errors;
-valid51 = valid51 || _valid14;
+var _valid14 = _errs483 === errors;
+valid52 = valid52 || _valid14;
 }
 }
 }
 }
 }
-if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data151};
+if(!valid52){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data163};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -8021,40 +8517,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs447;
+errors = _errs472;
 if(vErrors !== null){
-if(_errs447){
-vErrors.length = _errs447;
+if(_errs472){
+vErrors.length = _errs472;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs446 === errors;
+var valid49 = _errs471 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data148.medium !== undefined){
-let data152 = data148.medium;
-const _errs460 = errors;
-const _errs461 = errors;
-let valid52 = false;
-const _errs462 = errors;
-if(typeof data152 !== "string"){
-let dataType163 = typeof data152;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data152;
+if(valid49){
+if(data160.medium !== undefined){
+let data164 = data160.medium;
+const _errs485 = errors;
+const _errs486 = errors;
+let valid53 = false;
+const _errs487 = errors;
+if(typeof data164 !== "string"){
+let dataType174 = typeof data164;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data164;
 }
-else if(data152 === null){
-coerced163 = "";
+else if(data164 === null){
+coerced174 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data152};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8064,15 +8560,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data152 = coerced163;
-if(data148 !== undefined){
-data148["medium"] = coerced163;
+if(coerced174 !== undefined){
+data164 = coerced174;
+if(data160 !== undefined){
+data160["medium"] = coerced174;
 }
 }
 }
-if("minimal" !== data152){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data152};
+if("minimal" !== data164){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8081,22 +8577,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs462 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs464 = errors;
-if(typeof data152 !== "string"){
-let dataType164 = typeof data152;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data152;
+var _valid15 = _errs487 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs489 = errors;
+if(typeof data164 !== "string"){
+let dataType175 = typeof data164;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data164;
 }
-else if(data152 === null){
-coerced164 = "";
+else if(data164 === null){
+coerced175 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data152};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8106,15 +8602,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data152 = coerced164;
-if(data148 !== undefined){
-data148["medium"] = coerced164;
+if(coerced175 !== undefined){
+data164 = coerced175;
+if(data160 !== undefined){
+data160["medium"] = coerced175;
 }
 }
 }
-if("low" !== data152){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data152};
+if("low" !== data164){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8123,22 +8619,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs464 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs466 = errors;
-if(typeof data152 !== "string"){
-let dataType165 = typeof data152;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data152;
+var _valid15 = _errs489 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs491 = errors;
+if(typeof data164 !== "string"){
+let dataType176 = typeof data164;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data164;
 }
-else if(data152 === null){
-coerced165 = "";
+else if(data164 === null){
+coerced176 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data152};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8148,15 +8644,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data152 = coerced165;
-if(data148 !== undefined){
-data148["medium"] = coerced165;
+if(coerced176 !== undefined){
+data164 = coerced176;
+if(data160 !== undefined){
+data160["medium"] = coerced176;
 }
 }
 }
-if("medium" !== data152){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data152};
+if("medium" !== data164){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8165,22 +8661,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs466 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs468 = errors;
-if(typeof data152 !== "string"){
-let dataType166 = typeof data152;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data152;
+var _valid15 = _errs491 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs493 = errors;
+if(typeof data164 !== "string"){
+let dataType177 = typeof data164;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data164;
 }
-else if(data152 === null){
-coerced166 = "";
+else if(data164 === null){
+coerced177 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data152};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8190,15 +8686,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data152 = coerced166;
-if(data148 !== undefined){
-data148["medium"] = coerced166;
+if(coerced177 !== undefined){
+data164 = coerced177;
+if(data160 !== undefined){
+data160["medium"] = coerced177;
 }
 }
 }
-if("high" !== data152){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data152};
+if("high" !== data164){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8207,22 +8703,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs468 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs470 = errors;
-if(typeof data152 !== "string"){
-let dataType167 = typeof data152;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data152;
+var _valid15 = _errs493 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs495 = errors;
+if(typeof data164 !== "string"){
+let dataType178 = typeof data164;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data164;
 }
-else if(data152 === null){
-coerced167 = "";
+else if(data164 === null){
+coerced178 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data152};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8232,15 +8728,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data152 = coerced167;
-if(data148 !== undefined){
-data148["medium"] = coerced167;
+if(coerced178 !== undefined){
+data164 = coerced178;
+if(data160 !== undefined){
+data160["medium"] = coerced178;
 }
 }
 }
-if("xhigh" !== data152){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data152};
+if("xhigh" !== data164){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8249,22 +8745,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs470 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs472 = errors;
-if(typeof data152 !== "string"){
-let dataType168 = typeof data152;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data152;
+var _valid15 = _errs495 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs497 = errors;
+if(typeof data164 !== "string"){
+let dataType179 = typeof data164;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data164;
 }
-else if(data152 === null){
-coerced168 = "";
+else if(data164 === null){
+coerced179 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data152};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -8274,15 +8770,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data152 = coerced168;
-if(data148 !== undefined){
-data148["medium"] = coerced168;
+if(coerced179 !== undefined){
+data164 = coerced179;
+if(data160 !== undefined){
+data160["medium"] = coerced179;
 }
 }
 }
-if("max" !== data152){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data152};
+if("max" !== data164){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -8291,15 +8787,15 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs472 === errors;
-valid52 = valid52 || _valid15;
+var _valid15 = _errs497 === errors;
+valid53 = valid53 || _valid15;
 }
 }
 }
 }
 }
-if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data152};
+if(!valid53){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data164};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -8311,40 +8807,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs461;
+errors = _errs486;
 if(vErrors !== null){
-if(_errs461){
-vErrors.length = _errs461;
+if(_errs486){
+vErrors.length = _errs486;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs460 === errors;
+var valid49 = _errs485 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data148.high !== undefined){
-let data153 = data148.high;
-const _errs474 = errors;
-const _errs475 = errors;
-let valid53 = false;
-const _errs476 = errors;
-if(typeof data153 !== "string"){
-let dataType169 = typeof data153;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data153;
+if(valid49){
+if(data160.high !== undefined){
+let data165 = data160.high;
+const _errs499 = errors;
+const _errs500 = errors;
+let valid54 = false;
+const _errs501 = errors;
+if(typeof data165 !== "string"){
+let dataType180 = typeof data165;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data165;
 }
-else if(data153 === null){
-coerced169 = "";
+else if(data165 === null){
+coerced180 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data153};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8354,15 +8850,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data153 = coerced169;
-if(data148 !== undefined){
-data148["high"] = coerced169;
+if(coerced180 !== undefined){
+data165 = coerced180;
+if(data160 !== undefined){
+data160["high"] = coerced180;
 }
 }
 }
-if("minimal" !== data153){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data153};
+if("minimal" !== data165){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8371,22 +8867,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs476 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs478 = errors;
-if(typeof data153 !== "string"){
-let dataType170 = typeof data153;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data153;
+var _valid16 = _errs501 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs503 = errors;
+if(typeof data165 !== "string"){
+let dataType181 = typeof data165;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data165;
 }
-else if(data153 === null){
-coerced170 = "";
+else if(data165 === null){
+coerced181 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data153};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8396,15 +8892,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data153 = coerced170;
-if(data148 !== undefined){
-data148["high"] = coerced170;
+if(coerced181 !== undefined){
+data165 = coerced181;
+if(data160 !== undefined){
+data160["high"] = coerced181;
 }
 }
 }
-if("low" !== data153){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data153};
+if("low" !== data165){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8413,22 +8909,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs478 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs480 = errors;
-if(typeof data153 !== "string"){
-let dataType171 = typeof data153;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data153;
+var _valid16 = _errs503 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs505 = errors;
+if(typeof data165 !== "string"){
+let dataType182 = typeof data165;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data165;
 }
-else if(data153 === null){
-coerced171 = "";
+else if(data165 === null){
+coerced182 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data153};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8438,15 +8934,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data153 = coerced171;
-if(data148 !== undefined){
-data148["high"] = coerced171;
+if(coerced182 !== undefined){
+data165 = coerced182;
+if(data160 !== undefined){
+data160["high"] = coerced182;
 }
 }
 }
-if("medium" !== data153){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data153};
+if("medium" !== data165){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8455,22 +8951,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs480 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs482 = errors;
-if(typeof data153 !== "string"){
-let dataType172 = typeof data153;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data153;
+var _valid16 = _errs505 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs507 = errors;
+if(typeof data165 !== "string"){
+let dataType183 = typeof data165;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data165;
 }
-else if(data153 === null){
-coerced172 = "";
+else if(data165 === null){
+coerced183 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data153};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8480,15 +8976,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data153 = coerced172;
-if(data148 !== undefined){
-data148["high"] = coerced172;
+if(coerced183 !== undefined){
+data165 = coerced183;
+if(data160 !== undefined){
+data160["high"] = coerced183;
 }
 }
 }
-if("high" !== data153){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data153};
+if("high" !== data165){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8497,22 +8993,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs482 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs484 = errors;
-if(typeof data153 !== "string"){
-let dataType173 = typeof data153;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data153;
+var _valid16 = _errs507 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs509 = errors;
+if(typeof data165 !== "string"){
+let dataType184 = typeof data165;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data165;
 }
-else if(data153 === null){
-coerced173 = "";
+else if(data165 === null){
+coerced184 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data153};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8522,15 +9018,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data153 = coerced173;
-if(data148 !== undefined){
-data148["high"] = coerced173;
+if(coerced184 !== undefined){
+data165 = coerced184;
+if(data160 !== undefined){
+data160["high"] = coerced184;
 }
 }
 }
-if("xhigh" !== data153){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data153};
+if("xhigh" !== data165){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8539,22 +9035,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs484 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs486 = errors;
-if(typeof data153 !== "string"){
-let dataType174 = typeof data153;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data153;
+var _valid16 = _errs509 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs511 = errors;
+if(typeof data165 !== "string"){
+let dataType185 = typeof data165;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data165;
 }
-else if(data153 === null){
-coerced174 = "";
+else if(data165 === null){
+coerced185 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data153};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data165};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8564,15 +9060,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data153 = coerced174;
-if(data148 !== undefined){
-data148["high"] = coerced174;
+if(coerced185 !== undefined){
+data165 = coerced185;
+if(data160 !== undefined){
+data160["high"] = coerced185;
 }
 }
 }
-if("max" !== data153){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data153};
+if("max" !== data165){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data165};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8581,15 +9077,15 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs486 === errors;
-valid53 = valid53 || _valid16;
+var _valid16 = _errs511 === errors;
+valid54 = valid54 || _valid16;
 }
 }
 }
 }
 }
-if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data153};
+if(!valid54){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data165};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8601,40 +9097,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs475;
+errors = _errs500;
 if(vErrors !== null){
-if(_errs475){
-vErrors.length = _errs475;
+if(_errs500){
+vErrors.length = _errs500;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs474 === errors;
+var valid49 = _errs499 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data148.xhigh !== undefined){
-let data154 = data148.xhigh;
-const _errs488 = errors;
-const _errs489 = errors;
-let valid54 = false;
-const _errs490 = errors;
-if(typeof data154 !== "string"){
-let dataType175 = typeof data154;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data154;
+if(valid49){
+if(data160.xhigh !== undefined){
+let data166 = data160.xhigh;
+const _errs513 = errors;
+const _errs514 = errors;
+let valid55 = false;
+const _errs515 = errors;
+if(typeof data166 !== "string"){
+let dataType186 = typeof data166;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data166;
 }
-else if(data154 === null){
-coerced175 = "";
+else if(data166 === null){
+coerced186 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data154};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8644,15 +9140,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data154 = coerced175;
-if(data148 !== undefined){
-data148["xhigh"] = coerced175;
+if(coerced186 !== undefined){
+data166 = coerced186;
+if(data160 !== undefined){
+data160["xhigh"] = coerced186;
 }
 }
 }
-if("minimal" !== data154){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data154};
+if("minimal" !== data166){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8661,22 +9157,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs490 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs492 = errors;
-if(typeof data154 !== "string"){
-let dataType176 = typeof data154;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data154;
+var _valid17 = _errs515 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs517 = errors;
+if(typeof data166 !== "string"){
+let dataType187 = typeof data166;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data166;
 }
-else if(data154 === null){
-coerced176 = "";
+else if(data166 === null){
+coerced187 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data154};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8686,15 +9182,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data154 = coerced176;
-if(data148 !== undefined){
-data148["xhigh"] = coerced176;
+if(coerced187 !== undefined){
+data166 = coerced187;
+if(data160 !== undefined){
+data160["xhigh"] = coerced187;
 }
 }
 }
-if("low" !== data154){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data154};
+if("low" !== data166){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8703,22 +9199,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs492 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs494 = errors;
-if(typeof data154 !== "string"){
-let dataType177 = typeof data154;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data154;
+var _valid17 = _errs517 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs519 = errors;
+if(typeof data166 !== "string"){
+let dataType188 = typeof data166;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data166;
 }
-else if(data154 === null){
-coerced177 = "";
+else if(data166 === null){
+coerced188 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data154};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8728,15 +9224,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data154 = coerced177;
-if(data148 !== undefined){
-data148["xhigh"] = coerced177;
+if(coerced188 !== undefined){
+data166 = coerced188;
+if(data160 !== undefined){
+data160["xhigh"] = coerced188;
 }
 }
 }
-if("medium" !== data154){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data154};
+if("medium" !== data166){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8745,22 +9241,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs494 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs496 = errors;
-if(typeof data154 !== "string"){
-let dataType178 = typeof data154;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data154;
+var _valid17 = _errs519 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs521 = errors;
+if(typeof data166 !== "string"){
+let dataType189 = typeof data166;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data166;
 }
-else if(data154 === null){
-coerced178 = "";
+else if(data166 === null){
+coerced189 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data154};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8770,15 +9266,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data154 = coerced178;
-if(data148 !== undefined){
-data148["xhigh"] = coerced178;
+if(coerced189 !== undefined){
+data166 = coerced189;
+if(data160 !== undefined){
+data160["xhigh"] = coerced189;
 }
 }
 }
-if("high" !== data154){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data154};
+if("high" !== data166){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8787,22 +9283,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs496 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs498 = errors;
-if(typeof data154 !== "string"){
-let dataType179 = typeof data154;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data154;
+var _valid17 = _errs521 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs523 = errors;
+if(typeof data166 !== "string"){
+let dataType190 = typeof data166;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data166;
 }
-else if(data154 === null){
-coerced179 = "";
+else if(data166 === null){
+coerced190 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data154};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8812,15 +9308,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data154 = coerced179;
-if(data148 !== undefined){
-data148["xhigh"] = coerced179;
+if(coerced190 !== undefined){
+data166 = coerced190;
+if(data160 !== undefined){
+data160["xhigh"] = coerced190;
 }
 }
 }
-if("xhigh" !== data154){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data154};
+if("xhigh" !== data166){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8829,22 +9325,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs498 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs500 = errors;
-if(typeof data154 !== "string"){
-let dataType180 = typeof data154;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data154;
+var _valid17 = _errs523 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs525 = errors;
+if(typeof data166 !== "string"){
+let dataType191 = typeof data166;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data166;
 }
-else if(data154 === null){
-coerced180 = "";
+else if(data166 === null){
+coerced191 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data154};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data166};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8854,15 +9350,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data154 = coerced180;
-if(data148 !== undefined){
-data148["xhigh"] = coerced180;
+if(coerced191 !== undefined){
+data166 = coerced191;
+if(data160 !== undefined){
+data160["xhigh"] = coerced191;
 }
 }
 }
-if("max" !== data154){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data154};
+if("max" !== data166){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data166};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8871,15 +9367,15 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs500 === errors;
-valid54 = valid54 || _valid17;
+var _valid17 = _errs525 === errors;
+valid55 = valid55 || _valid17;
 }
 }
 }
 }
 }
-if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data154};
+if(!valid55){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data166};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8891,40 +9387,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs489;
+errors = _errs514;
 if(vErrors !== null){
-if(_errs489){
-vErrors.length = _errs489;
+if(_errs514){
+vErrors.length = _errs514;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs488 === errors;
+var valid49 = _errs513 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data148.max !== undefined){
-let data155 = data148.max;
-const _errs502 = errors;
-const _errs503 = errors;
-let valid55 = false;
-const _errs504 = errors;
-if(typeof data155 !== "string"){
-let dataType181 = typeof data155;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data155;
+if(valid49){
+if(data160.max !== undefined){
+let data167 = data160.max;
+const _errs527 = errors;
+const _errs528 = errors;
+let valid56 = false;
+const _errs529 = errors;
+if(typeof data167 !== "string"){
+let dataType192 = typeof data167;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data167;
 }
-else if(data155 === null){
-coerced181 = "";
+else if(data167 === null){
+coerced192 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data155};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8934,15 +9430,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data155 = coerced181;
-if(data148 !== undefined){
-data148["max"] = coerced181;
+if(coerced192 !== undefined){
+data167 = coerced192;
+if(data160 !== undefined){
+data160["max"] = coerced192;
 }
 }
 }
-if("minimal" !== data155){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data155};
+if("minimal" !== data167){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8951,22 +9447,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs504 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs506 = errors;
-if(typeof data155 !== "string"){
-let dataType182 = typeof data155;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data155;
+var _valid18 = _errs529 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs531 = errors;
+if(typeof data167 !== "string"){
+let dataType193 = typeof data167;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data167;
 }
-else if(data155 === null){
-coerced182 = "";
+else if(data167 === null){
+coerced193 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data155};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8976,15 +9472,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data155 = coerced182;
-if(data148 !== undefined){
-data148["max"] = coerced182;
+if(coerced193 !== undefined){
+data167 = coerced193;
+if(data160 !== undefined){
+data160["max"] = coerced193;
 }
 }
 }
-if("low" !== data155){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data155};
+if("low" !== data167){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8993,22 +9489,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs506 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs508 = errors;
-if(typeof data155 !== "string"){
-let dataType183 = typeof data155;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data155;
+var _valid18 = _errs531 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs533 = errors;
+if(typeof data167 !== "string"){
+let dataType194 = typeof data167;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data167;
 }
-else if(data155 === null){
-coerced183 = "";
+else if(data167 === null){
+coerced194 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data155};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data167};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -9018,15 +9514,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data155 = coerced183;
-if(data148 !== undefined){
-data148["max"] = coerced183;
+if(coerced194 !== undefined){
+data167 = coerced194;
+if(data160 !== undefined){
+data160["max"] = coerced194;
 }
 }
 }
-if("medium" !== data155){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data155};
+if("medium" !== data167){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data167};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -9035,22 +9531,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs508 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs510 = errors;
-if(typeof data155 !== "string"){
-let dataType184 = typeof data155;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data155;
+var _valid18 = _errs533 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs535 = errors;
+if(typeof data167 !== "string"){
+let dataType195 = typeof data167;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data167;
 }
-else if(data155 === null){
-coerced184 = "";
+else if(data167 === null){
+coerced195 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data155};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data167};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9060,15 +9556,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data155 = coerced184;
-if(data148 !== undefined){
-data148["max"] = coerced184;
+if(coerced195 !== undefined){
+data167 = coerced195;
+if(data160 !== undefined){
+data160["max"] = coerced195;
 }
 }
 }
-if("high" !== data155){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data155};
+if("high" !== data167){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data167};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9077,22 +9573,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs510 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs512 = errors;
-if(typeof data155 !== "string"){
-let dataType185 = typeof data155;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data155;
+var _valid18 = _errs535 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs537 = errors;
+if(typeof data167 !== "string"){
+let dataType196 = typeof data167;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data167;
 }
-else if(data155 === null){
-coerced185 = "";
+else if(data167 === null){
+coerced196 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data155};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data167};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9102,15 +9598,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data155 = coerced185;
-if(data148 !== undefined){
-data148["max"] = coerced185;
+if(coerced196 !== undefined){
+data167 = coerced196;
+if(data160 !== undefined){
+data160["max"] = coerced196;
 }
 }
 }
-if("xhigh" !== data155){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data155};
+if("xhigh" !== data167){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data167};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9119,22 +9615,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs512 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs514 = errors;
-if(typeof data155 !== "string"){
-let dataType186 = typeof data155;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data155;
+var _valid18 = _errs537 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs539 = errors;
+if(typeof data167 !== "string"){
+let dataType197 = typeof data167;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data167;
 }
-else if(data155 === null){
-coerced186 = "";
+else if(data167 === null){
+coerced197 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data155};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data167};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9144,15 +9640,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced186 !== undefined){
-data155 = coerced186;
-if(data148 !== undefined){
-data148["max"] = coerced186;
+if(coerced197 !== undefined){
+data167 = coerced197;
+if(data160 !== undefined){
+data160["max"] = coerced197;
 }
 }
 }
-if("max" !== data155){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data155};
+if("max" !== data167){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data167};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9161,15 +9657,15 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs514 === errors;
-valid55 = valid55 || _valid18;
+var _valid18 = _errs539 === errors;
+valid56 = valid56 || _valid18;
 }
 }
 }
 }
 }
-if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data155};
+if(!valid56){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data167};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9181,20 +9677,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs503;
+errors = _errs528;
 if(vErrors !== null){
-if(_errs503){
-vErrors.length = _errs503;
+if(_errs528){
+vErrors.length = _errs528;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs502 === errors;
+var valid49 = _errs527 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
 }
 }
@@ -9205,1149 +9701,308 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data148}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data160}];
 return false;
 }
 }
-var valid42 = _errs415 === errors;
+var valid43 = _errs440 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data147.answer_tokens !== undefined){
+let data168 = data147.answer_tokens;
+const _errs541 = errors;
+if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
+let dataType198 = typeof data168;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 === "boolean" || data168 === null
+              || (dataType198 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
+coerced198 = +data168;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data168}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data168 = coerced198;
+if(data147 !== undefined){
+data147["answer_tokens"] = coerced198;
+}
+}
+}
+if(errors === _errs541){
+if(typeof data168 == "number"){
+if(data168 < 1 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data168}];
+return false;
+}
+}
+}
+var valid43 = _errs541 === errors;
+}
+else {
+var valid43 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
+return false;
+}
+}
+var valid42 = _errs380 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data135.answer_tokens !== undefined){
-let data156 = data135.answer_tokens;
-const _errs516 = errors;
-if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
-let dataType187 = typeof data156;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 === "boolean" || data156 === null
-              || (dataType187 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
-coerced187 = +data156;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data156}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data156 = coerced187;
-if(data135 !== undefined){
-data135["answer_tokens"] = coerced187;
-}
-}
-}
-if(errors === _errs516){
-if(typeof data156 == "number"){
-if(data156 < 1 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data156}];
-return false;
-}
-}
-}
-var valid42 = _errs516 === errors;
-}
-else {
-var valid42 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data135}];
-return false;
-}
-}
-var valid41 = _errs355 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data128.pricing !== undefined){
-let data157 = data128.pricing;
-const _errs518 = errors;
-if(errors === _errs518){
-if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
-let missing6;
-if(((data157.input === undefined) && (missing6 = "input")) || ((data157.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data157}];
-return false;
-}
-else {
-const _errs520 = errors;
-for(const key30 in data157){
-if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data157}];
-return false;
-break;
-}
-}
-if(_errs520 === errors){
-if(data157.input !== undefined){
-let data158 = data157.input;
-const _errs521 = errors;
-if(!(typeof data158 == "number")){
-let dataType188 = typeof data158;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "boolean" || data158 === null
-              || (dataType188 == "string" && data158 && data158 == +data158)){
-coerced188 = +data158;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data158}];
-return false;
-}
-}
-if(coerced188 !== undefined){
-data158 = coerced188;
-if(data157 !== undefined){
-data157["input"] = coerced188;
-}
-}
-}
-if(errors === _errs521){
-if(typeof data158 == "number"){
-if(data158 < 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data158}];
-return false;
-}
-}
-}
-var valid56 = _errs521 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data157.output !== undefined){
-let data159 = data157.output;
-const _errs523 = errors;
-if(!(typeof data159 == "number")){
-let dataType189 = typeof data159;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "boolean" || data159 === null
-              || (dataType189 == "string" && data159 && data159 == +data159)){
-coerced189 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data159}];
-return false;
-}
-}
-if(coerced189 !== undefined){
-data159 = coerced189;
-if(data157 !== undefined){
-data157["output"] = coerced189;
-}
-}
-}
-if(errors === _errs523){
-if(typeof data159 == "number"){
-if(data159 < 0 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data159}];
-return false;
-}
-}
-}
-var valid56 = _errs523 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data157.cached_input !== undefined){
-let data160 = data157.cached_input;
-const _errs525 = errors;
-if(!(typeof data160 == "number")){
-let dataType190 = typeof data160;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "boolean" || data160 === null
-              || (dataType190 == "string" && data160 && data160 == +data160)){
-coerced190 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data160}];
-return false;
-}
-}
-if(coerced190 !== undefined){
-data160 = coerced190;
-if(data157 !== undefined){
-data157["cached_input"] = coerced190;
-}
-}
-}
-if(errors === _errs525){
-if(typeof data160 == "number"){
-if(data160 < 0 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data160}];
-return false;
-}
-}
-}
-var valid56 = _errs525 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data157.cache_write !== undefined){
-let data161 = data157.cache_write;
-const _errs527 = errors;
-if(!(typeof data161 == "number")){
-let dataType191 = typeof data161;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "boolean" || data161 === null
-              || (dataType191 == "string" && data161 && data161 == +data161)){
-coerced191 = +data161;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data161}];
-return false;
-}
-}
-if(coerced191 !== undefined){
-data161 = coerced191;
-if(data157 !== undefined){
-data157["cache_write"] = coerced191;
-}
-}
-}
-if(errors === _errs527){
-if(typeof data161 == "number"){
-if(data161 < 0 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data161}];
-return false;
-}
-}
-}
-var valid56 = _errs527 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data157.cache_write_1h !== undefined){
-let data162 = data157.cache_write_1h;
-const _errs529 = errors;
-if(!(typeof data162 == "number")){
-let dataType192 = typeof data162;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "boolean" || data162 === null
-              || (dataType192 == "string" && data162 && data162 == +data162)){
-coerced192 = +data162;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data162}];
-return false;
-}
-}
-if(coerced192 !== undefined){
-data162 = coerced192;
-if(data157 !== undefined){
-data157["cache_write_1h"] = coerced192;
-}
-}
-}
-if(errors === _errs529){
-if(typeof data162 == "number"){
-if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data162}];
-return false;
-}
-}
-}
-var valid56 = _errs529 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data157.reasoning !== undefined){
-let data163 = data157.reasoning;
-const _errs531 = errors;
-if(!(typeof data163 == "number")){
-let dataType193 = typeof data163;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data163 === null
-              || (dataType193 == "string" && data163 && data163 == +data163)){
-coerced193 = +data163;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data163}];
-return false;
-}
-}
-if(coerced193 !== undefined){
-data163 = coerced193;
-if(data157 !== undefined){
-data157["reasoning"] = coerced193;
-}
-}
-}
-if(errors === _errs531){
-if(typeof data163 == "number"){
-if(data163 < 0 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data163}];
-return false;
-}
-}
-}
-var valid56 = _errs531 === errors;
-}
-else {
-var valid56 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data157}];
-return false;
-}
-}
-var valid41 = _errs518 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data128.priced_features !== undefined){
-let data164 = data128.priced_features;
-const _errs533 = errors;
-if(errors === _errs533){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-const _errs535 = errors;
-for(const key31 in data164){
-if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data164}];
-return false;
-break;
-}
-}
-if(_errs535 === errors){
-if(data164.server_tools !== undefined){
-let data165 = data164.server_tools;
-const _errs536 = errors;
-if(errors === _errs536){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-if(Object.keys(data165).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data165}];
-return false;
-}
-else {
-var valid58 = true;
-for(const key32 in data165){
-if(pattern7.test(key32)){
-let data166 = data165[key32];
-const _errs538 = errors;
-if(errors === _errs538){
-if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
-let missing7;
-if((data166.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data166}];
-return false;
-}
-else {
-const _errs540 = errors;
-for(const key33 in data166){
-if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data166}];
-return false;
-break;
-}
-}
-if(_errs540 === errors){
-if(data166.usd_per_call !== undefined){
-let data167 = data166.usd_per_call;
-const _errs541 = errors;
-if(!(typeof data167 == "number")){
-let dataType194 = typeof data167;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "boolean" || data167 === null
-              || (dataType194 == "string" && data167 && data167 == +data167)){
-coerced194 = +data167;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data167}];
-return false;
-}
-}
-if(coerced194 !== undefined){
-data167 = coerced194;
-if(data166 !== undefined){
-data166["usd_per_call"] = coerced194;
-}
-}
-}
-if(errors === _errs541){
-if(typeof data167 == "number"){
-if(data167 < 0 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data167}];
-return false;
-}
-}
-}
-var valid59 = _errs541 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data166.max_calls !== undefined){
-let data168 = data166.max_calls;
+if(data140.pricing !== undefined){
+let data169 = data140.pricing;
 const _errs543 = errors;
-if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
-let dataType195 = typeof data168;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 === "boolean" || data168 === null
-              || (dataType195 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
-coerced195 = +data168;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data168}];
-return false;
-}
-}
-if(coerced195 !== undefined){
-data168 = coerced195;
-if(data166 !== undefined){
-data166["max_calls"] = coerced195;
-}
-}
-}
 if(errors === _errs543){
-if(typeof data168 == "number"){
-if(data168 > 1000 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data168}];
-return false;
-}
-else {
-if(data168 < 1 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data168}];
-return false;
-}
-}
-}
-}
-var valid59 = _errs543 === errors;
-}
-else {
-var valid59 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data166}];
-return false;
-}
-}
-var valid58 = _errs538 === errors;
-if(!valid58){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data165}];
-return false;
-}
-}
-var valid57 = _errs536 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data164.service_tiers !== undefined){
-let data169 = data164.service_tiers;
-const _errs545 = errors;
-if(errors === _errs545){
 if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-if(Object.keys(data169).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data169}];
+let missing6;
+if(((data169.input === undefined) && (missing6 = "input")) || ((data169.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
 return false;
 }
 else {
-var valid60 = true;
-for(const key34 in data169){
-if(pattern7.test(key34)){
-let data170 = data169[key34];
-const _errs547 = errors;
-if(errors === _errs547){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-let missing8;
-if((data170.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
-return false;
-}
-else {
-const _errs549 = errors;
-for(const key35 in data170){
-if(!(key35 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
+const _errs545 = errors;
+for(const key31 in data169){
+if(!((((((key31 === "input") || (key31 === "output")) || (key31 === "cached_input")) || (key31 === "cache_write")) || (key31 === "cache_write_1h")) || (key31 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
 return false;
 break;
 }
 }
-if(_errs549 === errors){
-if(data170.pricing !== undefined){
-let data171 = data170.pricing;
-const _errs550 = errors;
-if(errors === _errs550){
-if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
-let missing9;
-if(((data171.input === undefined) && (missing9 = "input")) || ((data171.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
-return false;
-}
-else {
-const _errs552 = errors;
-for(const key36 in data171){
-if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
-return false;
-break;
-}
-}
-if(_errs552 === errors){
-if(data171.input !== undefined){
-let data172 = data171.input;
-const _errs553 = errors;
-if(!(typeof data172 == "number")){
-let dataType196 = typeof data172;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "boolean" || data172 === null
-              || (dataType196 == "string" && data172 && data172 == +data172)){
-coerced196 = +data172;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data172}];
-return false;
-}
-}
-if(coerced196 !== undefined){
-data172 = coerced196;
-if(data171 !== undefined){
-data171["input"] = coerced196;
-}
-}
-}
-if(errors === _errs553){
-if(typeof data172 == "number"){
-if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data172}];
-return false;
-}
-}
-}
-var valid62 = _errs553 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data171.output !== undefined){
-let data173 = data171.output;
-const _errs555 = errors;
-if(!(typeof data173 == "number")){
-let dataType197 = typeof data173;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "boolean" || data173 === null
-              || (dataType197 == "string" && data173 && data173 == +data173)){
-coerced197 = +data173;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data173}];
-return false;
-}
-}
-if(coerced197 !== undefined){
-data173 = coerced197;
-if(data171 !== undefined){
-data171["output"] = coerced197;
-}
-}
-}
-if(errors === _errs555){
-if(typeof data173 == "number"){
-if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data173}];
-return false;
-}
-}
-}
-var valid62 = _errs555 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data171.cached_input !== undefined){
-let data174 = data171.cached_input;
-const _errs557 = errors;
-if(!(typeof data174 == "number")){
-let dataType198 = typeof data174;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data174 === null
-              || (dataType198 == "string" && data174 && data174 == +data174)){
-coerced198 = +data174;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data174}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data174 = coerced198;
-if(data171 !== undefined){
-data171["cached_input"] = coerced198;
-}
-}
-}
-if(errors === _errs557){
-if(typeof data174 == "number"){
-if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data174}];
-return false;
-}
-}
-}
-var valid62 = _errs557 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data171.cache_write !== undefined){
-let data175 = data171.cache_write;
-const _errs559 = errors;
-if(!(typeof data175 == "number")){
-let dataType199 = typeof data175;
+if(_errs545 === errors){
+if(data169.input !== undefined){
+let data170 = data169.input;
+const _errs546 = errors;
+if(!(typeof data170 == "number")){
+let dataType199 = typeof data170;
 let coerced199 = undefined;
 if(!(coerced199 !== undefined)){
-if(dataType199 == "boolean" || data175 === null
-              || (dataType199 == "string" && data175 && data175 == +data175)){
-coerced199 = +data175;
+if(dataType199 == "boolean" || data170 === null
+              || (dataType199 == "string" && data170 && data170 == +data170)){
+coerced199 = +data170;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data170}];
 return false;
 }
 }
 if(coerced199 !== undefined){
-data175 = coerced199;
-if(data171 !== undefined){
-data171["cache_write"] = coerced199;
+data170 = coerced199;
+if(data169 !== undefined){
+data169["input"] = coerced199;
 }
 }
 }
-if(errors === _errs559){
-if(typeof data175 == "number"){
-if(data175 < 0 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data175}];
+if(errors === _errs546){
+if(typeof data170 == "number"){
+if(data170 < 0 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data170}];
 return false;
 }
 }
 }
-var valid62 = _errs559 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data171.cache_write_1h !== undefined){
-let data176 = data171.cache_write_1h;
-const _errs561 = errors;
-if(!(typeof data176 == "number")){
-let dataType200 = typeof data176;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data176 === null
-              || (dataType200 == "string" && data176 && data176 == +data176)){
-coerced200 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data176}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data176 = coerced200;
-if(data171 !== undefined){
-data171["cache_write_1h"] = coerced200;
-}
-}
-}
-if(errors === _errs561){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data176}];
-return false;
-}
-}
-}
-var valid62 = _errs561 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data171.reasoning !== undefined){
-let data177 = data171.reasoning;
-const _errs563 = errors;
-if(!(typeof data177 == "number")){
-let dataType201 = typeof data177;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "boolean" || data177 === null
-              || (dataType201 == "string" && data177 && data177 == +data177)){
-coerced201 = +data177;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data177}];
-return false;
-}
-}
-if(coerced201 !== undefined){
-data177 = coerced201;
-if(data171 !== undefined){
-data171["reasoning"] = coerced201;
-}
-}
-}
-if(errors === _errs563){
-if(typeof data177 == "number"){
-if(data177 < 0 || isNaN(data177)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data177}];
-return false;
-}
-}
-}
-var valid62 = _errs563 === errors;
-}
-else {
-var valid62 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data171}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
-return false;
-}
-}
-var valid60 = _errs547 === errors;
-if(!valid60){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data169}];
-return false;
-}
-}
-var valid57 = _errs545 === errors;
+var valid57 = _errs546 === errors;
 }
 else {
 var valid57 = true;
 }
 if(valid57){
-if(data164.betas !== undefined){
-let data178 = data164.betas;
-const _errs565 = errors;
-if(errors === _errs565){
-if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
-if(Object.keys(data178).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data178}];
-return false;
+if(data169.output !== undefined){
+let data171 = data169.output;
+const _errs548 = errors;
+if(!(typeof data171 == "number")){
+let dataType200 = typeof data171;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "boolean" || data171 === null
+              || (dataType200 == "string" && data171 && data171 == +data171)){
+coerced200 = +data171;
 }
 else {
-var valid63 = true;
-for(const key37 in data178){
-if(pattern7.test(key37)){
-let data179 = data178[key37];
-const _errs567 = errors;
-if(errors === _errs567){
-if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-let missing10;
-if((data179.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data179}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data171}];
 return false;
+}
+}
+if(coerced200 !== undefined){
+data171 = coerced200;
+if(data169 !== undefined){
+data169["output"] = coerced200;
+}
+}
+}
+if(errors === _errs548){
+if(typeof data171 == "number"){
+if(data171 < 0 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data171}];
+return false;
+}
+}
+}
+var valid57 = _errs548 === errors;
 }
 else {
-const _errs569 = errors;
-for(const key38 in data179){
-if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data179}];
-return false;
-break;
+var valid57 = true;
 }
-}
-if(_errs569 === errors){
-if(data179.pricing !== undefined){
-let data180 = data179.pricing;
-const _errs570 = errors;
-if(errors === _errs570){
-if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
-let missing11;
-if(((data180.input === undefined) && (missing11 = "input")) || ((data180.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data180}];
-return false;
+if(valid57){
+if(data169.cached_input !== undefined){
+let data172 = data169.cached_input;
+const _errs550 = errors;
+if(!(typeof data172 == "number")){
+let dataType201 = typeof data172;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "boolean" || data172 === null
+              || (dataType201 == "string" && data172 && data172 == +data172)){
+coerced201 = +data172;
 }
 else {
-const _errs572 = errors;
-for(const key39 in data180){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data172}];
 return false;
-break;
 }
 }
-if(_errs572 === errors){
-if(data180.input !== undefined){
-let data181 = data180.input;
-const _errs573 = errors;
-if(!(typeof data181 == "number")){
-let dataType202 = typeof data181;
+if(coerced201 !== undefined){
+data172 = coerced201;
+if(data169 !== undefined){
+data169["cached_input"] = coerced201;
+}
+}
+}
+if(errors === _errs550){
+if(typeof data172 == "number"){
+if(data172 < 0 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data172}];
+return false;
+}
+}
+}
+var valid57 = _errs550 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data169.cache_write !== undefined){
+let data173 = data169.cache_write;
+const _errs552 = errors;
+if(!(typeof data173 == "number")){
+let dataType202 = typeof data173;
 let coerced202 = undefined;
 if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data181 === null
-              || (dataType202 == "string" && data181 && data181 == +data181)){
-coerced202 = +data181;
+if(dataType202 == "boolean" || data173 === null
+              || (dataType202 == "string" && data173 && data173 == +data173)){
+coerced202 = +data173;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data173}];
 return false;
 }
 }
 if(coerced202 !== undefined){
-data181 = coerced202;
-if(data180 !== undefined){
-data180["input"] = coerced202;
+data173 = coerced202;
+if(data169 !== undefined){
+data169["cache_write"] = coerced202;
 }
 }
 }
-if(errors === _errs573){
-if(typeof data181 == "number"){
-if(data181 < 0 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data181}];
+if(errors === _errs552){
+if(typeof data173 == "number"){
+if(data173 < 0 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data173}];
 return false;
 }
 }
 }
-var valid65 = _errs573 === errors;
+var valid57 = _errs552 === errors;
 }
 else {
-var valid65 = true;
+var valid57 = true;
 }
-if(valid65){
-if(data180.output !== undefined){
-let data182 = data180.output;
-const _errs575 = errors;
-if(!(typeof data182 == "number")){
-let dataType203 = typeof data182;
+if(valid57){
+if(data169.cache_write_1h !== undefined){
+let data174 = data169.cache_write_1h;
+const _errs554 = errors;
+if(!(typeof data174 == "number")){
+let dataType203 = typeof data174;
 let coerced203 = undefined;
 if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data182 === null
-              || (dataType203 == "string" && data182 && data182 == +data182)){
-coerced203 = +data182;
+if(dataType203 == "boolean" || data174 === null
+              || (dataType203 == "string" && data174 && data174 == +data174)){
+coerced203 = +data174;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data174}];
 return false;
 }
 }
 if(coerced203 !== undefined){
-data182 = coerced203;
-if(data180 !== undefined){
-data180["output"] = coerced203;
+data174 = coerced203;
+if(data169 !== undefined){
+data169["cache_write_1h"] = coerced203;
 }
 }
 }
-if(errors === _errs575){
-if(typeof data182 == "number"){
-if(data182 < 0 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data182}];
+if(errors === _errs554){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data174}];
 return false;
 }
 }
 }
-var valid65 = _errs575 === errors;
+var valid57 = _errs554 === errors;
 }
 else {
-var valid65 = true;
+var valid57 = true;
 }
-if(valid65){
-if(data180.cached_input !== undefined){
-let data183 = data180.cached_input;
-const _errs577 = errors;
-if(!(typeof data183 == "number")){
-let dataType204 = typeof data183;
+if(valid57){
+if(data169.reasoning !== undefined){
+let data175 = data169.reasoning;
+const _errs556 = errors;
+if(!(typeof data175 == "number")){
+let dataType204 = typeof data175;
 let coerced204 = undefined;
 if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data183 === null
-              || (dataType204 == "string" && data183 && data183 == +data183)){
-coerced204 = +data183;
+if(dataType204 == "boolean" || data175 === null
+              || (dataType204 == "string" && data175 && data175 == +data175)){
+coerced204 = +data175;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data175}];
 return false;
 }
 }
 if(coerced204 !== undefined){
-data183 = coerced204;
-if(data180 !== undefined){
-data180["cached_input"] = coerced204;
+data175 = coerced204;
+if(data169 !== undefined){
+data169["reasoning"] = coerced204;
 }
 }
 }
-if(errors === _errs577){
-if(typeof data183 == "number"){
-if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data183}];
+if(errors === _errs556){
+if(typeof data175 == "number"){
+if(data175 < 0 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data175}];
 return false;
 }
 }
 }
-var valid65 = _errs577 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data180.cache_write !== undefined){
-let data184 = data180.cache_write;
-const _errs579 = errors;
-if(!(typeof data184 == "number")){
-let dataType205 = typeof data184;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "boolean" || data184 === null
-              || (dataType205 == "string" && data184 && data184 == +data184)){
-coerced205 = +data184;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data184}];
-return false;
-}
-}
-if(coerced205 !== undefined){
-data184 = coerced205;
-if(data180 !== undefined){
-data180["cache_write"] = coerced205;
-}
-}
-}
-if(errors === _errs579){
-if(typeof data184 == "number"){
-if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data184}];
-return false;
-}
-}
-}
-var valid65 = _errs579 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data180.cache_write_1h !== undefined){
-let data185 = data180.cache_write_1h;
-const _errs581 = errors;
-if(!(typeof data185 == "number")){
-let dataType206 = typeof data185;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data185 === null
-              || (dataType206 == "string" && data185 && data185 == +data185)){
-coerced206 = +data185;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data185}];
-return false;
-}
-}
-if(coerced206 !== undefined){
-data185 = coerced206;
-if(data180 !== undefined){
-data180["cache_write_1h"] = coerced206;
-}
-}
-}
-if(errors === _errs581){
-if(typeof data185 == "number"){
-if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data185}];
-return false;
-}
-}
-}
-var valid65 = _errs581 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data180.reasoning !== undefined){
-let data186 = data180.reasoning;
-const _errs583 = errors;
-if(!(typeof data186 == "number")){
-let dataType207 = typeof data186;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "boolean" || data186 === null
-              || (dataType207 == "string" && data186 && data186 == +data186)){
-coerced207 = +data186;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data186}];
-return false;
-}
-}
-if(coerced207 !== undefined){
-data186 = coerced207;
-if(data180 !== undefined){
-data180["reasoning"] = coerced207;
-}
-}
-}
-if(errors === _errs583){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data186}];
-return false;
-}
-}
-}
-var valid65 = _errs583 === errors;
-}
-else {
-var valid65 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data180}];
-return false;
-}
-}
-var valid64 = _errs570 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data179.min_prompt_tokens !== undefined){
-let data187 = data179.min_prompt_tokens;
-const _errs585 = errors;
-if(!((typeof data187 == "number") && (!(data187 % 1) && !isNaN(data187)))){
-let dataType208 = typeof data187;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 === "boolean" || data187 === null
-              || (dataType208 === "string" && data187 && data187 == +data187 && !(data187 % 1))){
-coerced208 = +data187;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data187}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data187 = coerced208;
-if(data179 !== undefined){
-data179["min_prompt_tokens"] = coerced208;
-}
-}
-}
-if(errors === _errs585){
-if(typeof data187 == "number"){
-if(data187 < 0 || isNaN(data187)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data187}];
-return false;
-}
-}
-}
-var valid64 = _errs585 === errors;
-}
-else {
-var valid64 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data179}];
-return false;
-}
-}
-var valid63 = _errs567 === errors;
-if(!valid63){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data178}];
-return false;
-}
-}
-var valid57 = _errs565 === errors;
+var valid57 = _errs556 === errors;
 }
 else {
 var valid57 = true;
@@ -10356,199 +10011,1040 @@ var valid57 = true;
 }
 }
 }
+}
+}
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
 return false;
 }
 }
-var valid41 = _errs533 === errors;
+var valid42 = _errs543 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
 }
-if(valid41){
-if(data128.routes !== undefined){
-let data188 = data128.routes;
-const _errs587 = errors;
-if(errors === _errs587){
-if(Array.isArray(data188)){
-if(data188.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data188}];
-return false;
-}
-else {
-var valid66 = true;
-const len7 = data188.length;
-for(let i7=0; i7<len7; i7++){
-let data189 = data188[i7];
-const _errs589 = errors;
-if(errors === _errs589){
-if(data189 && typeof data189 == "object" && !Array.isArray(data189)){
-let missing12;
-if((data189.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data189}];
-return false;
-}
-else {
-const _errs591 = errors;
-for(const key40 in data189){
-if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data189}];
+if(valid42){
+if(data140.priced_features !== undefined){
+let data176 = data140.priced_features;
+const _errs558 = errors;
+if(errors === _errs558){
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
+const _errs560 = errors;
+for(const key32 in data176){
+if(!(((key32 === "server_tools") || (key32 === "service_tiers")) || (key32 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data176}];
 return false;
 break;
 }
 }
-if(_errs591 === errors){
-if(data189.node !== undefined){
-let data190 = data189.node;
-const _errs592 = errors;
-if(typeof data190 !== "string"){
-let dataType209 = typeof data190;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data190;
-}
-else if(data190 === null){
-coerced209 = "";
+if(_errs560 === errors){
+if(data176.server_tools !== undefined){
+let data177 = data176.server_tools;
+const _errs561 = errors;
+if(errors === _errs561){
+if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
+if(Object.keys(data177).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data177}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data190}];
+var valid59 = true;
+for(const key33 in data177){
+if(pattern7.test(key33)){
+let data178 = data177[key33];
+const _errs563 = errors;
+if(errors === _errs563){
+if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
+let missing7;
+if((data178.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
+return false;
+}
+else {
+const _errs565 = errors;
+for(const key34 in data178){
+if(!((key34 === "usd_per_call") || (key34 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
+return false;
+break;
+}
+}
+if(_errs565 === errors){
+if(data178.usd_per_call !== undefined){
+let data179 = data178.usd_per_call;
+const _errs566 = errors;
+if(!(typeof data179 == "number")){
+let dataType205 = typeof data179;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "boolean" || data179 === null
+              || (dataType205 == "string" && data179 && data179 == +data179)){
+coerced205 = +data179;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data179}];
+return false;
+}
+}
+if(coerced205 !== undefined){
+data179 = coerced205;
+if(data178 !== undefined){
+data178["usd_per_call"] = coerced205;
+}
+}
+}
+if(errors === _errs566){
+if(typeof data179 == "number"){
+if(data179 < 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data179}];
+return false;
+}
+}
+}
+var valid60 = _errs566 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data178.max_calls !== undefined){
+let data180 = data178.max_calls;
+const _errs568 = errors;
+if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
+let dataType206 = typeof data180;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 === "boolean" || data180 === null
+              || (dataType206 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
+coerced206 = +data180;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data180 = coerced206;
+if(data178 !== undefined){
+data178["max_calls"] = coerced206;
+}
+}
+}
+if(errors === _errs568){
+if(typeof data180 == "number"){
+if(data180 > 1000 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+return false;
+}
+else {
+if(data180 < 1 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+return false;
+}
+}
+}
+}
+var valid60 = _errs568 === errors;
+}
+else {
+var valid60 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
+return false;
+}
+}
+var valid59 = _errs563 === errors;
+if(!valid59){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data177}];
+return false;
+}
+}
+var valid58 = _errs561 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data176.service_tiers !== undefined){
+let data181 = data176.service_tiers;
+const _errs570 = errors;
+if(errors === _errs570){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+if(Object.keys(data181).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data181}];
+return false;
+}
+else {
+var valid61 = true;
+for(const key35 in data181){
+if(pattern7.test(key35)){
+let data182 = data181[key35];
+const _errs572 = errors;
+if(errors === _errs572){
+if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
+let missing8;
+if((data182.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
+return false;
+}
+else {
+const _errs574 = errors;
+for(const key36 in data182){
+if(!(key36 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
+return false;
+break;
+}
+}
+if(_errs574 === errors){
+if(data182.pricing !== undefined){
+let data183 = data182.pricing;
+const _errs575 = errors;
+if(errors === _errs575){
+if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
+let missing9;
+if(((data183.input === undefined) && (missing9 = "input")) || ((data183.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
+return false;
+}
+else {
+const _errs577 = errors;
+for(const key37 in data183){
+if(!((((((key37 === "input") || (key37 === "output")) || (key37 === "cached_input")) || (key37 === "cache_write")) || (key37 === "cache_write_1h")) || (key37 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
+return false;
+break;
+}
+}
+if(_errs577 === errors){
+if(data183.input !== undefined){
+let data184 = data183.input;
+const _errs578 = errors;
+if(!(typeof data184 == "number")){
+let dataType207 = typeof data184;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "boolean" || data184 === null
+              || (dataType207 == "string" && data184 && data184 == +data184)){
+coerced207 = +data184;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data184}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data184 = coerced207;
+if(data183 !== undefined){
+data183["input"] = coerced207;
+}
+}
+}
+if(errors === _errs578){
+if(typeof data184 == "number"){
+if(data184 < 0 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data184}];
+return false;
+}
+}
+}
+var valid63 = _errs578 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data183.output !== undefined){
+let data185 = data183.output;
+const _errs580 = errors;
+if(!(typeof data185 == "number")){
+let dataType208 = typeof data185;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "boolean" || data185 === null
+              || (dataType208 == "string" && data185 && data185 == +data185)){
+coerced208 = +data185;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data185}];
+return false;
+}
+}
+if(coerced208 !== undefined){
+data185 = coerced208;
+if(data183 !== undefined){
+data183["output"] = coerced208;
+}
+}
+}
+if(errors === _errs580){
+if(typeof data185 == "number"){
+if(data185 < 0 || isNaN(data185)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data185}];
+return false;
+}
+}
+}
+var valid63 = _errs580 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data183.cached_input !== undefined){
+let data186 = data183.cached_input;
+const _errs582 = errors;
+if(!(typeof data186 == "number")){
+let dataType209 = typeof data186;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "boolean" || data186 === null
+              || (dataType209 == "string" && data186 && data186 == +data186)){
+coerced209 = +data186;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data186}];
 return false;
 }
 }
 if(coerced209 !== undefined){
-data190 = coerced209;
-if(data189 !== undefined){
-data189["node"] = coerced209;
+data186 = coerced209;
+if(data183 !== undefined){
+data183["cached_input"] = coerced209;
 }
 }
 }
-if(errors === _errs592){
-if(typeof data190 === "string"){
-if(func3(data190) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data190}];
+if(errors === _errs582){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data186}];
 return false;
 }
 }
 }
-var valid67 = _errs592 === errors;
+var valid63 = _errs582 === errors;
 }
 else {
-var valid67 = true;
+var valid63 = true;
 }
-if(valid67){
-if(data189.model !== undefined){
-let data191 = data189.model;
-const _errs594 = errors;
-if(typeof data191 !== "string"){
-let dataType210 = typeof data191;
+if(valid63){
+if(data183.cache_write !== undefined){
+let data187 = data183.cache_write;
+const _errs584 = errors;
+if(!(typeof data187 == "number")){
+let dataType210 = typeof data187;
 let coerced210 = undefined;
 if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data191;
-}
-else if(data191 === null){
-coerced210 = "";
+if(dataType210 == "boolean" || data187 === null
+              || (dataType210 == "string" && data187 && data187 == +data187)){
+coerced210 = +data187;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data191}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data187}];
 return false;
 }
 }
 if(coerced210 !== undefined){
-data191 = coerced210;
-if(data189 !== undefined){
-data189["model"] = coerced210;
+data187 = coerced210;
+if(data183 !== undefined){
+data183["cache_write"] = coerced210;
 }
 }
 }
-if(errors === _errs594){
-if(typeof data191 === "string"){
-if(func3(data191) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data191}];
+if(errors === _errs584){
+if(typeof data187 == "number"){
+if(data187 < 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data187}];
 return false;
 }
 }
 }
-var valid67 = _errs594 === errors;
+var valid63 = _errs584 === errors;
 }
 else {
-var valid67 = true;
+var valid63 = true;
 }
-if(valid67){
-if(data189.weight !== undefined){
-let data192 = data189.weight;
-const _errs596 = errors;
-if(!(typeof data192 == "number")){
-let dataType211 = typeof data192;
+if(valid63){
+if(data183.cache_write_1h !== undefined){
+let data188 = data183.cache_write_1h;
+const _errs586 = errors;
+if(!(typeof data188 == "number")){
+let dataType211 = typeof data188;
 let coerced211 = undefined;
 if(!(coerced211 !== undefined)){
-if(dataType211 == "boolean" || data192 === null
-              || (dataType211 == "string" && data192 && data192 == +data192)){
-coerced211 = +data192;
+if(dataType211 == "boolean" || data188 === null
+              || (dataType211 == "string" && data188 && data188 == +data188)){
+coerced211 = +data188;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data188}];
 return false;
 }
 }
 if(coerced211 !== undefined){
-data192 = coerced211;
-if(data189 !== undefined){
-data189["weight"] = coerced211;
+data188 = coerced211;
+if(data183 !== undefined){
+data183["cache_write_1h"] = coerced211;
 }
 }
 }
-if(errors === _errs596){
-if(typeof data192 == "number"){
-if(data192 <= 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data192}];
+if(errors === _errs586){
+if(typeof data188 == "number"){
+if(data188 < 0 || isNaN(data188)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data188}];
 return false;
 }
 }
 }
-var valid67 = _errs596 === errors;
+var valid63 = _errs586 === errors;
 }
 else {
-var valid67 = true;
+var valid63 = true;
 }
-if(valid67){
-if(data189.priority !== undefined){
-let data193 = data189.priority;
-const _errs598 = errors;
-if(!((typeof data193 == "number") && (!(data193 % 1) && !isNaN(data193)))){
-let dataType212 = typeof data193;
+if(valid63){
+if(data183.reasoning !== undefined){
+let data189 = data183.reasoning;
+const _errs588 = errors;
+if(!(typeof data189 == "number")){
+let dataType212 = typeof data189;
 let coerced212 = undefined;
 if(!(coerced212 !== undefined)){
-if(dataType212 === "boolean" || data193 === null
-              || (dataType212 === "string" && data193 && data193 == +data193 && !(data193 % 1))){
-coerced212 = +data193;
+if(dataType212 == "boolean" || data189 === null
+              || (dataType212 == "string" && data189 && data189 == +data189)){
+coerced212 = +data189;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data189}];
 return false;
 }
 }
 if(coerced212 !== undefined){
-data193 = coerced212;
-if(data189 !== undefined){
-data189["priority"] = coerced212;
+data189 = coerced212;
+if(data183 !== undefined){
+data183["reasoning"] = coerced212;
+}
+}
+}
+if(errors === _errs588){
+if(typeof data189 == "number"){
+if(data189 < 0 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data189}];
+return false;
+}
+}
+}
+var valid63 = _errs588 === errors;
+}
+else {
+var valid63 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
+return false;
+}
+}
+var valid61 = _errs572 === errors;
+if(!valid61){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data181}];
+return false;
+}
+}
+var valid58 = _errs570 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data176.betas !== undefined){
+let data190 = data176.betas;
+const _errs590 = errors;
+if(errors === _errs590){
+if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
+if(Object.keys(data190).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data190}];
+return false;
+}
+else {
+var valid64 = true;
+for(const key38 in data190){
+if(pattern7.test(key38)){
+let data191 = data190[key38];
+const _errs592 = errors;
+if(errors === _errs592){
+if(data191 && typeof data191 == "object" && !Array.isArray(data191)){
+let missing10;
+if((data191.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
+return false;
+}
+else {
+const _errs594 = errors;
+for(const key39 in data191){
+if(!((key39 === "pricing") || (key39 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
+return false;
+break;
+}
+}
+if(_errs594 === errors){
+if(data191.pricing !== undefined){
+let data192 = data191.pricing;
+const _errs595 = errors;
+if(errors === _errs595){
+if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
+let missing11;
+if(((data192.input === undefined) && (missing11 = "input")) || ((data192.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
+return false;
+}
+else {
+const _errs597 = errors;
+for(const key40 in data192){
+if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
+return false;
+break;
+}
+}
+if(_errs597 === errors){
+if(data192.input !== undefined){
+let data193 = data192.input;
+const _errs598 = errors;
+if(!(typeof data193 == "number")){
+let dataType213 = typeof data193;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "boolean" || data193 === null
+              || (dataType213 == "string" && data193 && data193 == +data193)){
+coerced213 = +data193;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data193}];
+return false;
+}
+}
+if(coerced213 !== undefined){
+data193 = coerced213;
+if(data192 !== undefined){
+data192["input"] = coerced213;
 }
 }
 }
 if(errors === _errs598){
 if(typeof data193 == "number"){
 if(data193 < 0 || isNaN(data193)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data193}];
 return false;
 }
 }
 }
-var valid67 = _errs598 === errors;
+var valid66 = _errs598 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data192.output !== undefined){
+let data194 = data192.output;
+const _errs600 = errors;
+if(!(typeof data194 == "number")){
+let dataType214 = typeof data194;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "boolean" || data194 === null
+              || (dataType214 == "string" && data194 && data194 == +data194)){
+coerced214 = +data194;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data194}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data194 = coerced214;
+if(data192 !== undefined){
+data192["output"] = coerced214;
+}
+}
+}
+if(errors === _errs600){
+if(typeof data194 == "number"){
+if(data194 < 0 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data194}];
+return false;
+}
+}
+}
+var valid66 = _errs600 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data192.cached_input !== undefined){
+let data195 = data192.cached_input;
+const _errs602 = errors;
+if(!(typeof data195 == "number")){
+let dataType215 = typeof data195;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "boolean" || data195 === null
+              || (dataType215 == "string" && data195 && data195 == +data195)){
+coerced215 = +data195;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data195}];
+return false;
+}
+}
+if(coerced215 !== undefined){
+data195 = coerced215;
+if(data192 !== undefined){
+data192["cached_input"] = coerced215;
+}
+}
+}
+if(errors === _errs602){
+if(typeof data195 == "number"){
+if(data195 < 0 || isNaN(data195)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data195}];
+return false;
+}
+}
+}
+var valid66 = _errs602 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data192.cache_write !== undefined){
+let data196 = data192.cache_write;
+const _errs604 = errors;
+if(!(typeof data196 == "number")){
+let dataType216 = typeof data196;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "boolean" || data196 === null
+              || (dataType216 == "string" && data196 && data196 == +data196)){
+coerced216 = +data196;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data196}];
+return false;
+}
+}
+if(coerced216 !== undefined){
+data196 = coerced216;
+if(data192 !== undefined){
+data192["cache_write"] = coerced216;
+}
+}
+}
+if(errors === _errs604){
+if(typeof data196 == "number"){
+if(data196 < 0 || isNaN(data196)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data196}];
+return false;
+}
+}
+}
+var valid66 = _errs604 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data192.cache_write_1h !== undefined){
+let data197 = data192.cache_write_1h;
+const _errs606 = errors;
+if(!(typeof data197 == "number")){
+let dataType217 = typeof data197;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "boolean" || data197 === null
+              || (dataType217 == "string" && data197 && data197 == +data197)){
+coerced217 = +data197;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data197}];
+return false;
+}
+}
+if(coerced217 !== undefined){
+data197 = coerced217;
+if(data192 !== undefined){
+data192["cache_write_1h"] = coerced217;
+}
+}
+}
+if(errors === _errs606){
+if(typeof data197 == "number"){
+if(data197 < 0 || isNaN(data197)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data197}];
+return false;
+}
+}
+}
+var valid66 = _errs606 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data192.reasoning !== undefined){
+let data198 = data192.reasoning;
+const _errs608 = errors;
+if(!(typeof data198 == "number")){
+let dataType218 = typeof data198;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "boolean" || data198 === null
+              || (dataType218 == "string" && data198 && data198 == +data198)){
+coerced218 = +data198;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data198}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data198 = coerced218;
+if(data192 !== undefined){
+data192["reasoning"] = coerced218;
+}
+}
+}
+if(errors === _errs608){
+if(typeof data198 == "number"){
+if(data198 < 0 || isNaN(data198)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data198}];
+return false;
+}
+}
+}
+var valid66 = _errs608 === errors;
+}
+else {
+var valid66 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
+return false;
+}
+}
+var valid65 = _errs595 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data191.min_prompt_tokens !== undefined){
+let data199 = data191.min_prompt_tokens;
+const _errs610 = errors;
+if(!((typeof data199 == "number") && (!(data199 % 1) && !isNaN(data199)))){
+let dataType219 = typeof data199;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 === "boolean" || data199 === null
+              || (dataType219 === "string" && data199 && data199 == +data199 && !(data199 % 1))){
+coerced219 = +data199;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data199}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data199 = coerced219;
+if(data191 !== undefined){
+data191["min_prompt_tokens"] = coerced219;
+}
+}
+}
+if(errors === _errs610){
+if(typeof data199 == "number"){
+if(data199 < 0 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data199}];
+return false;
+}
+}
+}
+var valid65 = _errs610 === errors;
+}
+else {
+var valid65 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
+return false;
+}
+}
+var valid64 = _errs592 === errors;
+if(!valid64){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data190}];
+return false;
+}
+}
+var valid58 = _errs590 === errors;
+}
+else {
+var valid58 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data176}];
+return false;
+}
+}
+var valid42 = _errs558 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data140.routes !== undefined){
+let data200 = data140.routes;
+const _errs612 = errors;
+if(errors === _errs612){
+if(Array.isArray(data200)){
+if(data200.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
+return false;
 }
 else {
 var valid67 = true;
+const len7 = data200.length;
+for(let i7=0; i7<len7; i7++){
+let data201 = data200[i7];
+const _errs614 = errors;
+if(errors === _errs614){
+if(data201 && typeof data201 == "object" && !Array.isArray(data201)){
+let missing12;
+if((data201.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
+return false;
+}
+else {
+const _errs616 = errors;
+for(const key41 in data201){
+if(!((((key41 === "node") || (key41 === "model")) || (key41 === "weight")) || (key41 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
+return false;
+break;
+}
+}
+if(_errs616 === errors){
+if(data201.node !== undefined){
+let data202 = data201.node;
+const _errs617 = errors;
+if(typeof data202 !== "string"){
+let dataType220 = typeof data202;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "number" || dataType220 == "boolean"){
+coerced220 = "" + data202;
+}
+else if(data202 === null){
+coerced220 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data202 = coerced220;
+if(data201 !== undefined){
+data201["node"] = coerced220;
+}
+}
+}
+if(errors === _errs617){
+if(typeof data202 === "string"){
+if(func3(data202) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
+return false;
+}
+}
+}
+var valid68 = _errs617 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data201.model !== undefined){
+let data203 = data201.model;
+const _errs619 = errors;
+if(typeof data203 !== "string"){
+let dataType221 = typeof data203;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data203;
+}
+else if(data203 === null){
+coerced221 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data203 = coerced221;
+if(data201 !== undefined){
+data201["model"] = coerced221;
+}
+}
+}
+if(errors === _errs619){
+if(typeof data203 === "string"){
+if(func3(data203) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
+return false;
+}
+}
+}
+var valid68 = _errs619 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data201.weight !== undefined){
+let data204 = data201.weight;
+const _errs621 = errors;
+if(!(typeof data204 == "number")){
+let dataType222 = typeof data204;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "boolean" || data204 === null
+              || (dataType222 == "string" && data204 && data204 == +data204)){
+coerced222 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data204 = coerced222;
+if(data201 !== undefined){
+data201["weight"] = coerced222;
+}
+}
+}
+if(errors === _errs621){
+if(typeof data204 == "number"){
+if(data204 <= 0 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
+return false;
+}
+}
+}
+var valid68 = _errs621 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data201.priority !== undefined){
+let data205 = data201.priority;
+const _errs623 = errors;
+if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
+let dataType223 = typeof data205;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 === "boolean" || data205 === null
+              || (dataType223 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
+coerced223 = +data205;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
+return false;
+}
+}
+if(coerced223 !== undefined){
+data205 = coerced223;
+if(data201 !== undefined){
+data201["priority"] = coerced223;
+}
+}
+}
+if(errors === _errs623){
+if(typeof data205 == "number"){
+if(data205 < 0 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
+return false;
+}
+}
+}
+var valid68 = _errs623 === errors;
+}
+else {
+var valid68 = true;
 }
 }
 }
@@ -10557,466 +11053,518 @@ var valid67 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data189}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
 return false;
 }
 }
-var valid66 = _errs589 === errors;
-if(!valid66){
+var valid67 = _errs614 === errors;
+if(!valid67){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
 return false;
 }
 }
-var valid41 = _errs587 === errors;
+var valid42 = _errs612 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
+}
+if(valid42){
+if(data140.request_log !== undefined){
+let data206 = data140.request_log;
+const _errs625 = errors;
+if(errors === _errs625){
+if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
+const _errs627 = errors;
+for(const key42 in data206){
+if(!(key42 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data206}];
+return false;
+break;
 }
 }
+if(_errs627 === errors){
+if(data206.bodies !== undefined){
+let data207 = data206.bodies;
+if(typeof data207 !== "boolean"){
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(data207 === "false" || data207 === 0 || data207 === null){
+coerced224 = false;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
+else if(data207 === "true" || data207 === 1){
+coerced224 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data207}];
 return false;
 }
 }
-var valid40 = _errs340 === errors;
-if(!valid40){
+if(coerced224 !== undefined){
+data207 = coerced224;
+if(data206 !== undefined){
+data206["bodies"] = coerced224;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data206}];
+return false;
+}
+}
+var valid42 = _errs625 === errors;
+}
+else {
+var valid42 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data140}];
+return false;
+}
+}
+var valid41 = _errs365 === errors;
+if(!valid41){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data139}];
 return false;
 }
 }
-var valid0 = _errs338 === errors;
+var valid0 = _errs363 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data194 = data.accounts;
-const _errs600 = errors;
-if(errors === _errs600){
-if(Array.isArray(data194)){
-var valid68 = true;
-const len8 = data194.length;
-for(let i8=0; i8<len8; i8++){
-let data195 = data194[i8];
-const _errs602 = errors;
-if(errors === _errs602){
-if(data195 && typeof data195 == "object" && !Array.isArray(data195)){
-let missing13;
-if((data195.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data195}];
-return false;
-}
-else {
-const _errs604 = errors;
-for(const key41 in data195){
-if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data195}];
-return false;
-break;
-}
-}
-if(_errs604 === errors){
-if(data195.id !== undefined){
-let data196 = data195.id;
-const _errs605 = errors;
-if(typeof data196 !== "string"){
-let dataType213 = typeof data196;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data196;
-}
-else if(data196 === null){
-coerced213 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data196}];
-return false;
-}
-}
-if(coerced213 !== undefined){
-data196 = coerced213;
-if(data195 !== undefined){
-data195["id"] = coerced213;
-}
-}
-}
-if(errors === _errs605){
-if(typeof data196 === "string"){
-if(func3(data196) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data196}];
-return false;
-}
-else {
-if(!pattern10.test(data196)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data196}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs605 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data195.name !== undefined){
-let data197 = data195.name;
-const _errs607 = errors;
-if(typeof data197 !== "string"){
-let dataType214 = typeof data197;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data197;
-}
-else if(data197 === null){
-coerced214 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data197}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data197 = coerced214;
-if(data195 !== undefined){
-data195["name"] = coerced214;
-}
-}
-}
-var valid69 = _errs607 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data195.balance !== undefined){
-let data198 = data195.balance;
-const _errs609 = errors;
-if(!(typeof data198 == "number")){
-let dataType215 = typeof data198;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "boolean" || data198 === null
-              || (dataType215 == "string" && data198 && data198 == +data198)){
-coerced215 = +data198;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data198}];
-return false;
-}
-}
-if(coerced215 !== undefined){
-data198 = coerced215;
-if(data195 !== undefined){
-data195["balance"] = coerced215;
-}
-}
-}
-if(errors === _errs609){
-if(typeof data198 == "number"){
-if(data198 > 1000000 || isNaN(data198)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data198}];
-return false;
-}
-else {
-if(data198 < -1000000 || isNaN(data198)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data198}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs609 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data195.allowed_models !== undefined){
-let data199 = data195.allowed_models;
-const _errs611 = errors;
-if(errors === _errs611){
-if(Array.isArray(data199)){
-var valid70 = true;
-const len9 = data199.length;
-for(let i9=0; i9<len9; i9++){
-let data200 = data199[i9];
-const _errs613 = errors;
-if(typeof data200 !== "string"){
-let dataType216 = typeof data200;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data200;
-}
-else if(data200 === null){
-coerced216 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data200}];
-return false;
-}
-}
-if(coerced216 !== undefined){
-data200 = coerced216;
-if(data199 !== undefined){
-data199[i9] = coerced216;
-}
-}
-}
-if(errors === _errs613){
-if(typeof data200 === "string"){
-if(func3(data200) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data200}];
-return false;
-}
-}
-}
-var valid70 = _errs613 === errors;
-if(!valid70){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data199}];
-return false;
-}
-}
-var valid69 = _errs611 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data195.limits !== undefined){
-let data201 = data195.limits;
-const _errs615 = errors;
-if(errors === _errs615){
-if(data201 && typeof data201 == "object" && !Array.isArray(data201)){
-const _errs617 = errors;
-for(const key42 in data201){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data201}];
-return false;
-break;
-}
-}
-if(_errs617 === errors){
-if(data201.rpm !== undefined){
-let data202 = data201.rpm;
-const _errs618 = errors;
-if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
-let dataType217 = typeof data202;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 === "boolean" || data202 === null
-              || (dataType217 === "string" && data202 && data202 == +data202 && !(data202 % 1))){
-coerced217 = +data202;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data202}];
-return false;
-}
-}
-if(coerced217 !== undefined){
-data202 = coerced217;
-if(data201 !== undefined){
-data201["rpm"] = coerced217;
-}
-}
-}
-if(errors === _errs618){
-if(typeof data202 == "number"){
-if(data202 < 1 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data202}];
-return false;
-}
-}
-}
-var valid71 = _errs618 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data201.rps !== undefined){
-let data203 = data201.rps;
-const _errs620 = errors;
-if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
-let dataType218 = typeof data203;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 === "boolean" || data203 === null
-              || (dataType218 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
-coerced218 = +data203;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data203}];
-return false;
-}
-}
-if(coerced218 !== undefined){
-data203 = coerced218;
-if(data201 !== undefined){
-data201["rps"] = coerced218;
-}
-}
-}
-if(errors === _errs620){
-if(typeof data203 == "number"){
-if(data203 < 1 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data203}];
-return false;
-}
-}
-}
-var valid71 = _errs620 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data201.tpm !== undefined){
-let data204 = data201.tpm;
-const _errs622 = errors;
-if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
-let dataType219 = typeof data204;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 === "boolean" || data204 === null
-              || (dataType219 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
-coerced219 = +data204;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data204}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data204 = coerced219;
-if(data201 !== undefined){
-data201["tpm"] = coerced219;
-}
-}
-}
-if(errors === _errs622){
-if(typeof data204 == "number"){
-if(data204 < 1 || isNaN(data204)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data204}];
-return false;
-}
-}
-}
-var valid71 = _errs622 === errors;
-}
-else {
-var valid71 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data201}];
-return false;
-}
-}
-var valid69 = _errs615 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data195.policy !== undefined){
-let data205 = data195.policy;
-const _errs624 = errors;
-if(errors === _errs624){
-if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
-const _errs626 = errors;
-for(const key43 in data205){
-if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data205}];
-return false;
-break;
-}
-}
-if(_errs626 === errors){
-if(data205.streaming !== undefined){
-let data206 = data205.streaming;
-const _errs627 = errors;
-if(typeof data206 !== "boolean"){
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(data206 === "false" || data206 === 0 || data206 === null){
-coerced220 = false;
-}
-else if(data206 === "true" || data206 === 1){
-coerced220 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data206}];
-return false;
-}
-}
-if(coerced220 !== undefined){
-data206 = coerced220;
-if(data205 !== undefined){
-data205["streaming"] = coerced220;
-}
-}
-}
-var valid72 = _errs627 === errors;
-}
-else {
-var valid72 = true;
-}
-if(valid72){
-if(data205.max_reasoning_effort !== undefined){
-let data207 = data205.max_reasoning_effort;
-const _errs629 = errors;
+let data208 = data.accounts;
 const _errs630 = errors;
-let valid73 = false;
-const _errs631 = errors;
-if(typeof data207 !== "string"){
-let dataType221 = typeof data207;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data207;
-}
-else if(data207 === null){
-coerced221 = "";
+if(errors === _errs630){
+if(Array.isArray(data208)){
+var valid70 = true;
+const len8 = data208.length;
+for(let i8=0; i8<len8; i8++){
+let data209 = data208[i8];
+const _errs632 = errors;
+if(errors === _errs632){
+if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
+let missing13;
+if((data209.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data209}];
+return false;
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data207};
+const _errs634 = errors;
+for(const key43 in data209){
+if(!(((((((key43 === "id") || (key43 === "name")) || (key43 === "balance")) || (key43 === "allowed_models")) || (key43 === "limits")) || (key43 === "policy")) || (key43 === "request_log"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data209}];
+return false;
+break;
+}
+}
+if(_errs634 === errors){
+if(data209.id !== undefined){
+let data210 = data209.id;
+const _errs635 = errors;
+if(typeof data210 !== "string"){
+let dataType225 = typeof data210;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data210;
+}
+else if(data210 === null){
+coerced225 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data210}];
+return false;
+}
+}
+if(coerced225 !== undefined){
+data210 = coerced225;
+if(data209 !== undefined){
+data209["id"] = coerced225;
+}
+}
+}
+if(errors === _errs635){
+if(typeof data210 === "string"){
+if(func3(data210) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data210}];
+return false;
+}
+else {
+if(!pattern10.test(data210)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data210}];
+return false;
+}
+}
+}
+}
+var valid71 = _errs635 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.name !== undefined){
+let data211 = data209.name;
+const _errs637 = errors;
+if(typeof data211 !== "string"){
+let dataType226 = typeof data211;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data211;
+}
+else if(data211 === null){
+coerced226 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data211}];
+return false;
+}
+}
+if(coerced226 !== undefined){
+data211 = coerced226;
+if(data209 !== undefined){
+data209["name"] = coerced226;
+}
+}
+}
+var valid71 = _errs637 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.balance !== undefined){
+let data212 = data209.balance;
+const _errs639 = errors;
+if(!(typeof data212 == "number")){
+let dataType227 = typeof data212;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "boolean" || data212 === null
+              || (dataType227 == "string" && data212 && data212 == +data212)){
+coerced227 = +data212;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data212}];
+return false;
+}
+}
+if(coerced227 !== undefined){
+data212 = coerced227;
+if(data209 !== undefined){
+data209["balance"] = coerced227;
+}
+}
+}
+if(errors === _errs639){
+if(typeof data212 == "number"){
+if(data212 > 1000000 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data212}];
+return false;
+}
+else {
+if(data212 < -1000000 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data212}];
+return false;
+}
+}
+}
+}
+var valid71 = _errs639 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.allowed_models !== undefined){
+let data213 = data209.allowed_models;
+const _errs641 = errors;
+if(errors === _errs641){
+if(Array.isArray(data213)){
+var valid72 = true;
+const len9 = data213.length;
+for(let i9=0; i9<len9; i9++){
+let data214 = data213[i9];
+const _errs643 = errors;
+if(typeof data214 !== "string"){
+let dataType228 = typeof data214;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "number" || dataType228 == "boolean"){
+coerced228 = "" + data214;
+}
+else if(data214 === null){
+coerced228 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data214}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data214 = coerced228;
+if(data213 !== undefined){
+data213[i9] = coerced228;
+}
+}
+}
+if(errors === _errs643){
+if(typeof data214 === "string"){
+if(func3(data214) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data214}];
+return false;
+}
+}
+}
+var valid72 = _errs643 === errors;
+if(!valid72){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data213}];
+return false;
+}
+}
+var valid71 = _errs641 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.limits !== undefined){
+let data215 = data209.limits;
+const _errs645 = errors;
+if(errors === _errs645){
+if(data215 && typeof data215 == "object" && !Array.isArray(data215)){
+const _errs647 = errors;
+for(const key44 in data215){
+if(!(((key44 === "rpm") || (key44 === "rps")) || (key44 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data215}];
+return false;
+break;
+}
+}
+if(_errs647 === errors){
+if(data215.rpm !== undefined){
+let data216 = data215.rpm;
+const _errs648 = errors;
+if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
+let dataType229 = typeof data216;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 === "boolean" || data216 === null
+              || (dataType229 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
+coerced229 = +data216;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data216}];
+return false;
+}
+}
+if(coerced229 !== undefined){
+data216 = coerced229;
+if(data215 !== undefined){
+data215["rpm"] = coerced229;
+}
+}
+}
+if(errors === _errs648){
+if(typeof data216 == "number"){
+if(data216 < 1 || isNaN(data216)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data216}];
+return false;
+}
+}
+}
+var valid73 = _errs648 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data215.rps !== undefined){
+let data217 = data215.rps;
+const _errs650 = errors;
+if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
+let dataType230 = typeof data217;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 === "boolean" || data217 === null
+              || (dataType230 === "string" && data217 && data217 == +data217 && !(data217 % 1))){
+coerced230 = +data217;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data217}];
+return false;
+}
+}
+if(coerced230 !== undefined){
+data217 = coerced230;
+if(data215 !== undefined){
+data215["rps"] = coerced230;
+}
+}
+}
+if(errors === _errs650){
+if(typeof data217 == "number"){
+if(data217 < 1 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data217}];
+return false;
+}
+}
+}
+var valid73 = _errs650 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data215.tpm !== undefined){
+let data218 = data215.tpm;
+const _errs652 = errors;
+if(!((typeof data218 == "number") && (!(data218 % 1) && !isNaN(data218)))){
+let dataType231 = typeof data218;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 === "boolean" || data218 === null
+              || (dataType231 === "string" && data218 && data218 == +data218 && !(data218 % 1))){
+coerced231 = +data218;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data218}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data218 = coerced231;
+if(data215 !== undefined){
+data215["tpm"] = coerced231;
+}
+}
+}
+if(errors === _errs652){
+if(typeof data218 == "number"){
+if(data218 < 1 || isNaN(data218)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data218}];
+return false;
+}
+}
+}
+var valid73 = _errs652 === errors;
+}
+else {
+var valid73 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data215}];
+return false;
+}
+}
+var valid71 = _errs645 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.policy !== undefined){
+let data219 = data209.policy;
+const _errs654 = errors;
+if(errors === _errs654){
+if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
+const _errs656 = errors;
+for(const key45 in data219){
+if(!((key45 === "streaming") || (key45 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data219}];
+return false;
+break;
+}
+}
+if(_errs656 === errors){
+if(data219.streaming !== undefined){
+let data220 = data219.streaming;
+const _errs657 = errors;
+if(typeof data220 !== "boolean"){
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(data220 === "false" || data220 === 0 || data220 === null){
+coerced232 = false;
+}
+else if(data220 === "true" || data220 === 1){
+coerced232 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data220}];
+return false;
+}
+}
+if(coerced232 !== undefined){
+data220 = coerced232;
+if(data219 !== undefined){
+data219["streaming"] = coerced232;
+}
+}
+}
+var valid74 = _errs657 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data219.max_reasoning_effort !== undefined){
+let data221 = data219.max_reasoning_effort;
+const _errs659 = errors;
+const _errs660 = errors;
+let valid75 = false;
+const _errs661 = errors;
+if(typeof data221 !== "string"){
+let dataType233 = typeof data221;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data221;
+}
+else if(data221 === null){
+coerced233 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -11026,15 +11574,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data207 = coerced221;
-if(data205 !== undefined){
-data205["max_reasoning_effort"] = coerced221;
+if(coerced233 !== undefined){
+data221 = coerced233;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced233;
 }
 }
 }
-if("none" !== data207){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data207};
+if("none" !== data221){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -11043,22 +11591,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs631 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs633 = errors;
-if(typeof data207 !== "string"){
-let dataType222 = typeof data207;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data207;
+var _valid19 = _errs661 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs663 = errors;
+if(typeof data221 !== "string"){
+let dataType234 = typeof data221;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data221;
 }
-else if(data207 === null){
-coerced222 = "";
+else if(data221 === null){
+coerced234 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data207};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11068,15 +11616,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data207 = coerced222;
-if(data205 !== undefined){
-data205["max_reasoning_effort"] = coerced222;
+if(coerced234 !== undefined){
+data221 = coerced234;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced234;
 }
 }
 }
-if("minimal" !== data207){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data207};
+if("minimal" !== data221){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11085,22 +11633,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs633 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs635 = errors;
-if(typeof data207 !== "string"){
-let dataType223 = typeof data207;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data207;
+var _valid19 = _errs663 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs665 = errors;
+if(typeof data221 !== "string"){
+let dataType235 = typeof data221;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data221;
 }
-else if(data207 === null){
-coerced223 = "";
+else if(data221 === null){
+coerced235 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data207};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11110,15 +11658,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced223 !== undefined){
-data207 = coerced223;
-if(data205 !== undefined){
-data205["max_reasoning_effort"] = coerced223;
+if(coerced235 !== undefined){
+data221 = coerced235;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced235;
 }
 }
 }
-if("low" !== data207){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data207};
+if("low" !== data221){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11127,22 +11675,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs635 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs637 = errors;
-if(typeof data207 !== "string"){
-let dataType224 = typeof data207;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data207;
+var _valid19 = _errs665 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs667 = errors;
+if(typeof data221 !== "string"){
+let dataType236 = typeof data221;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data221;
 }
-else if(data207 === null){
-coerced224 = "";
+else if(data221 === null){
+coerced236 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data207};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11152,15 +11700,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced224 !== undefined){
-data207 = coerced224;
-if(data205 !== undefined){
-data205["max_reasoning_effort"] = coerced224;
+if(coerced236 !== undefined){
+data221 = coerced236;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced236;
 }
 }
 }
-if("medium" !== data207){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data207};
+if("medium" !== data221){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11169,22 +11717,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs637 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs639 = errors;
-if(typeof data207 !== "string"){
-let dataType225 = typeof data207;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data207;
+var _valid19 = _errs667 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs669 = errors;
+if(typeof data221 !== "string"){
+let dataType237 = typeof data221;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data221;
 }
-else if(data207 === null){
-coerced225 = "";
+else if(data221 === null){
+coerced237 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data207};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11194,15 +11742,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced225 !== undefined){
-data207 = coerced225;
-if(data205 !== undefined){
-data205["max_reasoning_effort"] = coerced225;
+if(coerced237 !== undefined){
+data221 = coerced237;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced237;
 }
 }
 }
-if("high" !== data207){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data207};
+if("high" !== data221){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11211,22 +11759,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs639 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs641 = errors;
-if(typeof data207 !== "string"){
-let dataType226 = typeof data207;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data207;
+var _valid19 = _errs669 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs671 = errors;
+if(typeof data221 !== "string"){
+let dataType238 = typeof data221;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data221;
 }
-else if(data207 === null){
-coerced226 = "";
+else if(data221 === null){
+coerced238 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data207};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11236,15 +11784,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced226 !== undefined){
-data207 = coerced226;
-if(data205 !== undefined){
-data205["max_reasoning_effort"] = coerced226;
+if(coerced238 !== undefined){
+data221 = coerced238;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced238;
 }
 }
 }
-if("xhigh" !== data207){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data207};
+if("xhigh" !== data221){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11253,22 +11801,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs641 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs643 = errors;
-if(typeof data207 !== "string"){
-let dataType227 = typeof data207;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data207;
+var _valid19 = _errs671 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs673 = errors;
+if(typeof data221 !== "string"){
+let dataType239 = typeof data221;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data221;
 }
-else if(data207 === null){
-coerced227 = "";
+else if(data221 === null){
+coerced239 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data207};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11278,15 +11826,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced227 !== undefined){
-data207 = coerced227;
-if(data205 !== undefined){
-data205["max_reasoning_effort"] = coerced227;
+if(coerced239 !== undefined){
+data221 = coerced239;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced239;
 }
 }
 }
-if("max" !== data207){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data207};
+if("max" !== data221){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11295,16 +11843,16 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs643 === errors;
-valid73 = valid73 || _valid19;
+var _valid19 = _errs673 === errors;
+valid75 = valid75 || _valid19;
 }
 }
 }
 }
 }
 }
-if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data207};
+if(!valid75){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data221};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11316,501 +11864,553 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs630;
+errors = _errs660;
 if(vErrors !== null){
-if(_errs630){
-vErrors.length = _errs630;
+if(_errs660){
+vErrors.length = _errs660;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid72 = _errs629 === errors;
+var valid74 = _errs659 === errors;
 }
 else {
-var valid72 = true;
+var valid74 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data219}];
 return false;
 }
 }
-var valid69 = _errs624 === errors;
+var valid71 = _errs654 === errors;
 }
 else {
-var valid69 = true;
+var valid71 = true;
+}
+if(valid71){
+if(data209.request_log !== undefined){
+let data222 = data209.request_log;
+const _errs675 = errors;
+if(errors === _errs675){
+if(data222 && typeof data222 == "object" && !Array.isArray(data222)){
+const _errs677 = errors;
+for(const key46 in data222){
+if(!(key46 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data222}];
+return false;
+break;
 }
 }
+if(_errs677 === errors){
+if(data222.bodies !== undefined){
+let data223 = data222.bodies;
+if(typeof data223 !== "boolean"){
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(data223 === "false" || data223 === 0 || data223 === null){
+coerced240 = false;
 }
-}
-}
-}
-}
-}
+else if(data223 === "true" || data223 === 1){
+coerced240 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data223}];
 return false;
 }
 }
-var valid68 = _errs602 === errors;
-if(!valid68){
+if(coerced240 !== undefined){
+data223 = coerced240;
+if(data222 !== undefined){
+data222["bodies"] = coerced240;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data222}];
+return false;
+}
+}
+var valid71 = _errs675 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data209}];
+return false;
+}
+}
+var valid70 = _errs632 === errors;
+if(!valid70){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data208}];
 return false;
 }
 }
-var valid0 = _errs600 === errors;
+var valid0 = _errs630 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data208 = data.keys;
-const _errs645 = errors;
-if(errors === _errs645){
-if(Array.isArray(data208)){
-var valid74 = true;
-const len10 = data208.length;
-for(let i10=0; i10<len10; i10++){
-let data209 = data208[i10];
-const _errs647 = errors;
-if(errors === _errs647){
-if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
-let missing14;
-if((data209.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data209}];
-return false;
-}
-else {
-const _errs649 = errors;
-for(const key44 in data209){
-if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data209}];
-return false;
-break;
-}
-}
-if(_errs649 === errors){
-if(data209.key !== undefined){
-let data210 = data209.key;
-const _errs650 = errors;
-if(typeof data210 !== "string"){
-let dataType228 = typeof data210;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data210;
-}
-else if(data210 === null){
-coerced228 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data210}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data210 = coerced228;
-if(data209 !== undefined){
-data209["key"] = coerced228;
-}
-}
-}
-if(errors === _errs650){
-if(typeof data210 === "string"){
-if(func3(data210) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data210}];
-return false;
-}
-}
-}
-var valid75 = _errs650 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data209.account !== undefined){
-let data211 = data209.account;
-const _errs652 = errors;
-if(typeof data211 !== "string"){
-let dataType229 = typeof data211;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data211;
-}
-else if(data211 === null){
-coerced229 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data211}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data211 = coerced229;
-if(data209 !== undefined){
-data209["account"] = coerced229;
-}
-}
-}
-if(errors === _errs652){
-if(typeof data211 === "string"){
-if(func3(data211) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data211}];
-return false;
-}
-}
-}
-var valid75 = _errs652 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data209.name !== undefined){
-let data212 = data209.name;
-const _errs654 = errors;
-if(typeof data212 !== "string"){
-let dataType230 = typeof data212;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "number" || dataType230 == "boolean"){
-coerced230 = "" + data212;
-}
-else if(data212 === null){
-coerced230 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data212}];
-return false;
-}
-}
-if(coerced230 !== undefined){
-data212 = coerced230;
-if(data209 !== undefined){
-data209["name"] = coerced230;
-}
-}
-}
-var valid75 = _errs654 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data209.spend_limit !== undefined){
-let data213 = data209.spend_limit;
-const _errs656 = errors;
-if(!(typeof data213 == "number")){
-let dataType231 = typeof data213;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 == "boolean" || data213 === null
-              || (dataType231 == "string" && data213 && data213 == +data213)){
-coerced231 = +data213;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data213}];
-return false;
-}
-}
-if(coerced231 !== undefined){
-data213 = coerced231;
-if(data209 !== undefined){
-data209["spend_limit"] = coerced231;
-}
-}
-}
-if(errors === _errs656){
-if(typeof data213 == "number"){
-if(data213 > 1000000 || isNaN(data213)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data213}];
-return false;
-}
-else {
-if(data213 < 0 || isNaN(data213)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data213}];
-return false;
-}
-}
-}
-}
-var valid75 = _errs656 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data209.limits !== undefined){
-let data214 = data209.limits;
-const _errs658 = errors;
-if(errors === _errs658){
-if(data214 && typeof data214 == "object" && !Array.isArray(data214)){
-const _errs660 = errors;
-for(const key45 in data214){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data214}];
-return false;
-break;
-}
-}
-if(_errs660 === errors){
-if(data214.rpm !== undefined){
-let data215 = data214.rpm;
-const _errs661 = errors;
-if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
-let dataType232 = typeof data215;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 === "boolean" || data215 === null
-              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
-coerced232 = +data215;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data215}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data215 = coerced232;
-if(data214 !== undefined){
-data214["rpm"] = coerced232;
-}
-}
-}
-if(errors === _errs661){
-if(typeof data215 == "number"){
-if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data215}];
-return false;
-}
-}
-}
-var valid76 = _errs661 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data214.rps !== undefined){
-let data216 = data214.rps;
-const _errs663 = errors;
-if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
-let dataType233 = typeof data216;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 === "boolean" || data216 === null
-              || (dataType233 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
-coerced233 = +data216;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data216}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data216 = coerced233;
-if(data214 !== undefined){
-data214["rps"] = coerced233;
-}
-}
-}
-if(errors === _errs663){
-if(typeof data216 == "number"){
-if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data216}];
-return false;
-}
-}
-}
-var valid76 = _errs663 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data214.tpm !== undefined){
-let data217 = data214.tpm;
-const _errs665 = errors;
-if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
-let dataType234 = typeof data217;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 === "boolean" || data217 === null
-              || (dataType234 === "string" && data217 && data217 == +data217 && !(data217 % 1))){
-coerced234 = +data217;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data217}];
-return false;
-}
-}
-if(coerced234 !== undefined){
-data217 = coerced234;
-if(data214 !== undefined){
-data214["tpm"] = coerced234;
-}
-}
-}
-if(errors === _errs665){
-if(typeof data217 == "number"){
-if(data217 < 1 || isNaN(data217)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data217}];
-return false;
-}
-}
-}
-var valid76 = _errs665 === errors;
-}
-else {
-var valid76 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data214}];
-return false;
-}
-}
-var valid75 = _errs658 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data209.allowed_models !== undefined){
-let data218 = data209.allowed_models;
-const _errs667 = errors;
-if(errors === _errs667){
-if(Array.isArray(data218)){
+let data224 = data.keys;
+const _errs680 = errors;
+if(errors === _errs680){
+if(Array.isArray(data224)){
 var valid77 = true;
-const len11 = data218.length;
-for(let i11=0; i11<len11; i11++){
-let data219 = data218[i11];
-const _errs669 = errors;
-if(typeof data219 !== "string"){
-let dataType235 = typeof data219;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "number" || dataType235 == "boolean"){
-coerced235 = "" + data219;
-}
-else if(data219 === null){
-coerced235 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data219}];
+const len10 = data224.length;
+for(let i10=0; i10<len10; i10++){
+let data225 = data224[i10];
+const _errs682 = errors;
+if(errors === _errs682){
+if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
+let missing14;
+if((data225.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data225}];
 return false;
 }
-}
-if(coerced235 !== undefined){
-data219 = coerced235;
-if(data218 !== undefined){
-data218[i11] = coerced235;
-}
-}
-}
-if(errors === _errs669){
-if(typeof data219 === "string"){
-if(func3(data219) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data219}];
-return false;
-}
-}
-}
-var valid77 = _errs669 === errors;
-if(!valid77){
-break;
-}
-}
-}
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data218}];
-return false;
-}
-}
-var valid75 = _errs667 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data209.policy !== undefined){
-let data220 = data209.policy;
-const _errs671 = errors;
-if(errors === _errs671){
-if(data220 && typeof data220 == "object" && !Array.isArray(data220)){
-const _errs673 = errors;
-for(const key46 in data220){
-if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data220}];
+const _errs684 = errors;
+for(const key47 in data225){
+if(!(func2.call(schema11.properties.keys.items.properties, key47))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data225}];
 return false;
 break;
 }
 }
-if(_errs673 === errors){
-if(data220.streaming !== undefined){
-let data221 = data220.streaming;
-const _errs674 = errors;
-if(typeof data221 !== "boolean"){
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(data221 === "false" || data221 === 0 || data221 === null){
-coerced236 = false;
+if(_errs684 === errors){
+if(data225.key !== undefined){
+let data226 = data225.key;
+const _errs685 = errors;
+if(typeof data226 !== "string"){
+let dataType241 = typeof data226;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data226;
 }
-else if(data221 === "true" || data221 === 1){
-coerced236 = true;
+else if(data226 === null){
+coerced241 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data221}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data226}];
 return false;
 }
 }
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data220 !== undefined){
-data220["streaming"] = coerced236;
+if(coerced241 !== undefined){
+data226 = coerced241;
+if(data225 !== undefined){
+data225["key"] = coerced241;
 }
 }
 }
-var valid78 = _errs674 === errors;
+if(errors === _errs685){
+if(typeof data226 === "string"){
+if(func3(data226) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data226}];
+return false;
+}
+}
+}
+var valid78 = _errs685 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data220.max_reasoning_effort !== undefined){
-let data222 = data220.max_reasoning_effort;
-const _errs676 = errors;
-const _errs677 = errors;
-let valid79 = false;
-const _errs678 = errors;
-if(typeof data222 !== "string"){
-let dataType237 = typeof data222;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data222;
+if(data225.account !== undefined){
+let data227 = data225.account;
+const _errs687 = errors;
+if(typeof data227 !== "string"){
+let dataType242 = typeof data227;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data227;
 }
-else if(data222 === null){
-coerced237 = "";
+else if(data227 === null){
+coerced242 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data222};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data227}];
+return false;
+}
+}
+if(coerced242 !== undefined){
+data227 = coerced242;
+if(data225 !== undefined){
+data225["account"] = coerced242;
+}
+}
+}
+if(errors === _errs687){
+if(typeof data227 === "string"){
+if(func3(data227) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data227}];
+return false;
+}
+}
+}
+var valid78 = _errs687 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data225.name !== undefined){
+let data228 = data225.name;
+const _errs689 = errors;
+if(typeof data228 !== "string"){
+let dataType243 = typeof data228;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data228;
+}
+else if(data228 === null){
+coerced243 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data228}];
+return false;
+}
+}
+if(coerced243 !== undefined){
+data228 = coerced243;
+if(data225 !== undefined){
+data225["name"] = coerced243;
+}
+}
+}
+var valid78 = _errs689 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data225.spend_limit !== undefined){
+let data229 = data225.spend_limit;
+const _errs691 = errors;
+if(!(typeof data229 == "number")){
+let dataType244 = typeof data229;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "boolean" || data229 === null
+              || (dataType244 == "string" && data229 && data229 == +data229)){
+coerced244 = +data229;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data229}];
+return false;
+}
+}
+if(coerced244 !== undefined){
+data229 = coerced244;
+if(data225 !== undefined){
+data225["spend_limit"] = coerced244;
+}
+}
+}
+if(errors === _errs691){
+if(typeof data229 == "number"){
+if(data229 > 1000000 || isNaN(data229)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data229}];
+return false;
+}
+else {
+if(data229 < 0 || isNaN(data229)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data229}];
+return false;
+}
+}
+}
+}
+var valid78 = _errs691 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data225.limits !== undefined){
+let data230 = data225.limits;
+const _errs693 = errors;
+if(errors === _errs693){
+if(data230 && typeof data230 == "object" && !Array.isArray(data230)){
+const _errs695 = errors;
+for(const key48 in data230){
+if(!(((key48 === "rpm") || (key48 === "rps")) || (key48 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data230}];
+return false;
+break;
+}
+}
+if(_errs695 === errors){
+if(data230.rpm !== undefined){
+let data231 = data230.rpm;
+const _errs696 = errors;
+if(!((typeof data231 == "number") && (!(data231 % 1) && !isNaN(data231)))){
+let dataType245 = typeof data231;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 === "boolean" || data231 === null
+              || (dataType245 === "string" && data231 && data231 == +data231 && !(data231 % 1))){
+coerced245 = +data231;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data231}];
+return false;
+}
+}
+if(coerced245 !== undefined){
+data231 = coerced245;
+if(data230 !== undefined){
+data230["rpm"] = coerced245;
+}
+}
+}
+if(errors === _errs696){
+if(typeof data231 == "number"){
+if(data231 < 1 || isNaN(data231)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data231}];
+return false;
+}
+}
+}
+var valid79 = _errs696 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data230.rps !== undefined){
+let data232 = data230.rps;
+const _errs698 = errors;
+if(!((typeof data232 == "number") && (!(data232 % 1) && !isNaN(data232)))){
+let dataType246 = typeof data232;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 === "boolean" || data232 === null
+              || (dataType246 === "string" && data232 && data232 == +data232 && !(data232 % 1))){
+coerced246 = +data232;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data232}];
+return false;
+}
+}
+if(coerced246 !== undefined){
+data232 = coerced246;
+if(data230 !== undefined){
+data230["rps"] = coerced246;
+}
+}
+}
+if(errors === _errs698){
+if(typeof data232 == "number"){
+if(data232 < 1 || isNaN(data232)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data232}];
+return false;
+}
+}
+}
+var valid79 = _errs698 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data230.tpm !== undefined){
+let data233 = data230.tpm;
+const _errs700 = errors;
+if(!((typeof data233 == "number") && (!(data233 % 1) && !isNaN(data233)))){
+let dataType247 = typeof data233;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 === "boolean" || data233 === null
+              || (dataType247 === "string" && data233 && data233 == +data233 && !(data233 % 1))){
+coerced247 = +data233;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data233}];
+return false;
+}
+}
+if(coerced247 !== undefined){
+data233 = coerced247;
+if(data230 !== undefined){
+data230["tpm"] = coerced247;
+}
+}
+}
+if(errors === _errs700){
+if(typeof data233 == "number"){
+if(data233 < 1 || isNaN(data233)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data233}];
+return false;
+}
+}
+}
+var valid79 = _errs700 === errors;
+}
+else {
+var valid79 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data230}];
+return false;
+}
+}
+var valid78 = _errs693 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data225.allowed_models !== undefined){
+let data234 = data225.allowed_models;
+const _errs702 = errors;
+if(errors === _errs702){
+if(Array.isArray(data234)){
+var valid80 = true;
+const len11 = data234.length;
+for(let i11=0; i11<len11; i11++){
+let data235 = data234[i11];
+const _errs704 = errors;
+if(typeof data235 !== "string"){
+let dataType248 = typeof data235;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data235;
+}
+else if(data235 === null){
+coerced248 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data235}];
+return false;
+}
+}
+if(coerced248 !== undefined){
+data235 = coerced248;
+if(data234 !== undefined){
+data234[i11] = coerced248;
+}
+}
+}
+if(errors === _errs704){
+if(typeof data235 === "string"){
+if(func3(data235) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data235}];
+return false;
+}
+}
+}
+var valid80 = _errs704 === errors;
+if(!valid80){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data234}];
+return false;
+}
+}
+var valid78 = _errs702 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data225.policy !== undefined){
+let data236 = data225.policy;
+const _errs706 = errors;
+if(errors === _errs706){
+if(data236 && typeof data236 == "object" && !Array.isArray(data236)){
+const _errs708 = errors;
+for(const key49 in data236){
+if(!((key49 === "streaming") || (key49 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data236}];
+return false;
+break;
+}
+}
+if(_errs708 === errors){
+if(data236.streaming !== undefined){
+let data237 = data236.streaming;
+const _errs709 = errors;
+if(typeof data237 !== "boolean"){
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(data237 === "false" || data237 === 0 || data237 === null){
+coerced249 = false;
+}
+else if(data237 === "true" || data237 === 1){
+coerced249 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data237}];
+return false;
+}
+}
+if(coerced249 !== undefined){
+data237 = coerced249;
+if(data236 !== undefined){
+data236["streaming"] = coerced249;
+}
+}
+}
+var valid81 = _errs709 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data236.max_reasoning_effort !== undefined){
+let data238 = data236.max_reasoning_effort;
+const _errs711 = errors;
+const _errs712 = errors;
+let valid82 = false;
+const _errs713 = errors;
+if(typeof data238 !== "string"){
+let dataType250 = typeof data238;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data238;
+}
+else if(data238 === null){
+coerced250 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data238};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11820,15 +12420,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data222 = coerced237;
-if(data220 !== undefined){
-data220["max_reasoning_effort"] = coerced237;
+if(coerced250 !== undefined){
+data238 = coerced250;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced250;
 }
 }
 }
-if("none" !== data222){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data222};
+if("none" !== data238){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data238};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11837,22 +12437,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs678 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs680 = errors;
-if(typeof data222 !== "string"){
-let dataType238 = typeof data222;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data222;
+var _valid20 = _errs713 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs715 = errors;
+if(typeof data238 !== "string"){
+let dataType251 = typeof data238;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data238;
 }
-else if(data222 === null){
-coerced238 = "";
+else if(data238 === null){
+coerced251 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data222};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data238};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11862,15 +12462,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data222 = coerced238;
-if(data220 !== undefined){
-data220["max_reasoning_effort"] = coerced238;
+if(coerced251 !== undefined){
+data238 = coerced251;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced251;
 }
 }
 }
-if("minimal" !== data222){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data222};
+if("minimal" !== data238){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data238};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11879,22 +12479,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs680 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs682 = errors;
-if(typeof data222 !== "string"){
-let dataType239 = typeof data222;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data222;
+var _valid20 = _errs715 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs717 = errors;
+if(typeof data238 !== "string"){
+let dataType252 = typeof data238;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data238;
 }
-else if(data222 === null){
-coerced239 = "";
+else if(data238 === null){
+coerced252 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data222};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data238};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11904,15 +12504,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced239 !== undefined){
-data222 = coerced239;
-if(data220 !== undefined){
-data220["max_reasoning_effort"] = coerced239;
+if(coerced252 !== undefined){
+data238 = coerced252;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced252;
 }
 }
 }
-if("low" !== data222){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data222};
+if("low" !== data238){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data238};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11921,22 +12521,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs682 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs684 = errors;
-if(typeof data222 !== "string"){
-let dataType240 = typeof data222;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data222;
+var _valid20 = _errs717 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs719 = errors;
+if(typeof data238 !== "string"){
+let dataType253 = typeof data238;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 == "number" || dataType253 == "boolean"){
+coerced253 = "" + data238;
 }
-else if(data222 === null){
-coerced240 = "";
+else if(data238 === null){
+coerced253 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data222};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data238};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11946,15 +12546,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced240 !== undefined){
-data222 = coerced240;
-if(data220 !== undefined){
-data220["max_reasoning_effort"] = coerced240;
+if(coerced253 !== undefined){
+data238 = coerced253;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced253;
 }
 }
 }
-if("medium" !== data222){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data222};
+if("medium" !== data238){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data238};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11963,22 +12563,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs684 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs686 = errors;
-if(typeof data222 !== "string"){
-let dataType241 = typeof data222;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data222;
+var _valid20 = _errs719 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs721 = errors;
+if(typeof data238 !== "string"){
+let dataType254 = typeof data238;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "number" || dataType254 == "boolean"){
+coerced254 = "" + data238;
 }
-else if(data222 === null){
-coerced241 = "";
+else if(data238 === null){
+coerced254 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data222};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data238};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11988,15 +12588,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced241 !== undefined){
-data222 = coerced241;
-if(data220 !== undefined){
-data220["max_reasoning_effort"] = coerced241;
+if(coerced254 !== undefined){
+data238 = coerced254;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced254;
 }
 }
 }
-if("high" !== data222){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data222};
+if("high" !== data238){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data238};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -12005,22 +12605,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs686 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs688 = errors;
-if(typeof data222 !== "string"){
-let dataType242 = typeof data222;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data222;
+var _valid20 = _errs721 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs723 = errors;
+if(typeof data238 !== "string"){
+let dataType255 = typeof data238;
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(dataType255 == "number" || dataType255 == "boolean"){
+coerced255 = "" + data238;
 }
-else if(data222 === null){
-coerced242 = "";
+else if(data238 === null){
+coerced255 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data222};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data238};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -12030,15 +12630,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced242 !== undefined){
-data222 = coerced242;
-if(data220 !== undefined){
-data220["max_reasoning_effort"] = coerced242;
+if(coerced255 !== undefined){
+data238 = coerced255;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced255;
 }
 }
 }
-if("xhigh" !== data222){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data222};
+if("xhigh" !== data238){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data238};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -12047,22 +12647,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs688 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs690 = errors;
-if(typeof data222 !== "string"){
-let dataType243 = typeof data222;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data222;
+var _valid20 = _errs723 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs725 = errors;
+if(typeof data238 !== "string"){
+let dataType256 = typeof data238;
+let coerced256 = undefined;
+if(!(coerced256 !== undefined)){
+if(dataType256 == "number" || dataType256 == "boolean"){
+coerced256 = "" + data238;
 }
-else if(data222 === null){
-coerced243 = "";
+else if(data238 === null){
+coerced256 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data222};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data238};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12072,15 +12672,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced243 !== undefined){
-data222 = coerced243;
-if(data220 !== undefined){
-data220["max_reasoning_effort"] = coerced243;
+if(coerced256 !== undefined){
+data238 = coerced256;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced256;
 }
 }
 }
-if("max" !== data222){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data222};
+if("max" !== data238){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data238};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12089,16 +12689,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs690 === errors;
-valid79 = valid79 || _valid20;
+var _valid20 = _errs725 === errors;
+valid82 = valid82 || _valid20;
 }
 }
 }
 }
 }
 }
-if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data222};
+if(!valid82){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data238};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12110,53 +12710,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs677;
+errors = _errs712;
 if(vErrors !== null){
-if(_errs677){
-vErrors.length = _errs677;
+if(_errs712){
+vErrors.length = _errs712;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs676 === errors;
+var valid81 = _errs711 === errors;
+}
+else {
+var valid81 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data236}];
+return false;
+}
+}
+var valid78 = _errs706 === errors;
 }
 else {
 var valid78 = true;
 }
+if(valid78){
+if(data225.status !== undefined){
+let data239 = data225.status;
+const _errs727 = errors;
+const _errs728 = errors;
+let valid83 = false;
+const _errs729 = errors;
+if(typeof data239 !== "string"){
+let dataType257 = typeof data239;
+let coerced257 = undefined;
+if(!(coerced257 !== undefined)){
+if(dataType257 == "number" || dataType257 == "boolean"){
+coerced257 = "" + data239;
 }
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data220}];
-return false;
-}
-}
-var valid75 = _errs671 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data209.status !== undefined){
-let data223 = data209.status;
-const _errs692 = errors;
-const _errs693 = errors;
-let valid80 = false;
-const _errs694 = errors;
-if(typeof data223 !== "string"){
-let dataType244 = typeof data223;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data223;
-}
-else if(data223 === null){
-coerced244 = "";
+else if(data239 === null){
+coerced257 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data223};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data239};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12166,15 +12766,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data223 = coerced244;
-if(data209 !== undefined){
-data209["status"] = coerced244;
+if(coerced257 !== undefined){
+data239 = coerced257;
+if(data225 !== undefined){
+data225["status"] = coerced257;
 }
 }
 }
-if("active" !== data223){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data223};
+if("active" !== data239){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data239};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12183,22 +12783,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs694 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs696 = errors;
-if(typeof data223 !== "string"){
-let dataType245 = typeof data223;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data223;
+var _valid21 = _errs729 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs731 = errors;
+if(typeof data239 !== "string"){
+let dataType258 = typeof data239;
+let coerced258 = undefined;
+if(!(coerced258 !== undefined)){
+if(dataType258 == "number" || dataType258 == "boolean"){
+coerced258 = "" + data239;
 }
-else if(data223 === null){
-coerced245 = "";
+else if(data239 === null){
+coerced258 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data223};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data239};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12208,15 +12808,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data223 = coerced245;
-if(data209 !== undefined){
-data209["status"] = coerced245;
+if(coerced258 !== undefined){
+data239 = coerced258;
+if(data225 !== undefined){
+data225["status"] = coerced258;
 }
 }
 }
-if("blocked" !== data223){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data223};
+if("blocked" !== data239){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data239};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12225,22 +12825,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs696 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs698 = errors;
-if(typeof data223 !== "string"){
-let dataType246 = typeof data223;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data223;
+var _valid21 = _errs731 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs733 = errors;
+if(typeof data239 !== "string"){
+let dataType259 = typeof data239;
+let coerced259 = undefined;
+if(!(coerced259 !== undefined)){
+if(dataType259 == "number" || dataType259 == "boolean"){
+coerced259 = "" + data239;
 }
-else if(data223 === null){
-coerced246 = "";
+else if(data239 === null){
+coerced259 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data223};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data239};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12250,15 +12850,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced246 !== undefined){
-data223 = coerced246;
-if(data209 !== undefined){
-data209["status"] = coerced246;
+if(coerced259 !== undefined){
+data239 = coerced259;
+if(data225 !== undefined){
+data225["status"] = coerced259;
 }
 }
 }
-if("revoked" !== data223){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data223};
+if("revoked" !== data239){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data239};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12267,22 +12867,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs698 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs700 = errors;
-if(typeof data223 !== "string"){
-let dataType247 = typeof data223;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 == "number" || dataType247 == "boolean"){
-coerced247 = "" + data223;
+var _valid21 = _errs733 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs735 = errors;
+if(typeof data239 !== "string"){
+let dataType260 = typeof data239;
+let coerced260 = undefined;
+if(!(coerced260 !== undefined)){
+if(dataType260 == "number" || dataType260 == "boolean"){
+coerced260 = "" + data239;
 }
-else if(data223 === null){
-coerced247 = "";
+else if(data239 === null){
+coerced260 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data223};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data239};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12292,15 +12892,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced247 !== undefined){
-data223 = coerced247;
-if(data209 !== undefined){
-data209["status"] = coerced247;
+if(coerced260 !== undefined){
+data239 = coerced260;
+if(data225 !== undefined){
+data225["status"] = coerced260;
 }
 }
 }
-if("deleted" !== data223){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data223};
+if("deleted" !== data239){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data239};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12309,13 +12909,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs700 === errors;
-valid80 = valid80 || _valid21;
+var _valid21 = _errs735 === errors;
+valid83 = valid83 || _valid21;
 }
 }
 }
-if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data223};
+if(!valid83){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data239};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12327,51 +12927,104 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs693;
+errors = _errs728;
 if(vErrors !== null){
-if(_errs693){
-vErrors.length = _errs693;
+if(_errs728){
+vErrors.length = _errs728;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs692 === errors;
+var valid78 = _errs727 === errors;
 }
 else {
-var valid75 = true;
+var valid78 = true;
+}
+if(valid78){
+if(data225.request_log !== undefined){
+let data240 = data225.request_log;
+const _errs737 = errors;
+if(errors === _errs737){
+if(data240 && typeof data240 == "object" && !Array.isArray(data240)){
+const _errs739 = errors;
+for(const key50 in data240){
+if(!(key50 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data240}];
+return false;
+break;
 }
 }
+if(_errs739 === errors){
+if(data240.bodies !== undefined){
+let data241 = data240.bodies;
+if(typeof data241 !== "boolean"){
+let coerced261 = undefined;
+if(!(coerced261 !== undefined)){
+if(data241 === "false" || data241 === 0 || data241 === null){
+coerced261 = false;
 }
-}
-}
-}
-}
-}
-}
-}
+else if(data241 === "true" || data241 === 1){
+coerced261 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data209}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data241}];
 return false;
 }
 }
-var valid74 = _errs647 === errors;
-if(!valid74){
+if(coerced261 !== undefined){
+data241 = coerced261;
+if(data240 !== undefined){
+data240["bodies"] = coerced261;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data240}];
+return false;
+}
+}
+var valid78 = _errs737 === errors;
+}
+else {
+var valid78 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data225}];
+return false;
+}
+}
+var valid77 = _errs682 === errors;
+if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data224}];
 return false;
 }
 }
-var valid0 = _errs645 === errors;
+var valid0 = _errs680 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
