@@ -187,7 +187,7 @@ keys:
       await page.getByRole('button', { name: 'Find' }).click();
       await heading('Request');
       const details = page.getByTestId('request-details');
-      await details.getByText(failedOverId, { exact: true }).waitFor();
+      await details.getByText(failedOverId, { exact: true }).first().waitFor();
       const text = (await details.textContent()) ?? '';
       assert.match(text, /Door\s*chat/);
       assert.match(text, /Model asked\s*chat/);
