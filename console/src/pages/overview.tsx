@@ -278,7 +278,7 @@ export function OverviewPage() {
             <div class="charts">
               <Chart title={t('statusClasses')} data={clientCharts.classes} format={formatInteger} />
               <Chart title={t('errorRate')} data={clientCharts.errorRate} format={formatPercent} minimumTop={0.1} />
-              <Chart title={t('errorsByCode')} data={clientCharts.codes} format={formatInteger} />
+              <Chart title={t('errorsByCode')} data={clientCharts.codes} format={formatDecimal} />
               <Chart title={t('firstByteMs')} data={clientCharts.firstByte} format={formatDecimal} />
             </div>
             <ErrorCodes answers={answers} />

@@ -60,10 +60,10 @@ function fetchPage(filters: RequestFilters, cursor: string | undefined): Promise
   );
 }
 
-/** `200`, or `429 rate_limited`; a client that left shows its 499. */
+/** `200`, `429 rate_limited`, or only the code of an attempt no node answered (`bad_gateway`). */
 export function statusText(status: number | null, code: string | null): string {
-  const shown = status === null ? t('noAnswer') : String(status);
-  return code === null ? shown : `${shown} ${code}`;
+  if (status === null) return code ?? t('noAnswer');
+  return code === null ? String(status) : `${status} ${code}`;
 }
 
 export function milliseconds(value: number | null | undefined): string {
