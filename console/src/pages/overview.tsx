@@ -15,6 +15,8 @@ const RANGES: Record<Range, { span: number; bucket: number }> = {
   day: { span: 86_400, bucket: 1800 },
   week: { span: 7 * 86_400, bucket: 3 * 3600 },
 };
+/** The reason of the request record's count of answers without a valid key that were no error. */
+const UNAUTHENTICATED_SUCCESS = 'none';
 /** Error codes drawn as their own line; the rest are summed as "other". */
 const CHARTED_CODES = 6;
 
@@ -75,17 +77,24 @@ function clientAnswers(
     answers.firstByteP95[index] = entry.first_byte_ms_p95;
   }
   const totalCodes = new Map(Object.entries(stats.totals.error_codes));
+  let refusedWithoutKey = 0;
   for (const entry of unauthenticated) {
     if (Date.parse(entry.last_seen) / 1000 < from) continue;
     const index = indexOf(entry.last_seen);
     answers.requests[index] = (answers.requests[index] ?? 0) + entry.count;
+    answers.withoutKey += entry.count;
+    // `none`: answered without an error (a path that needs no key); every other reason is the error's code.
+    if (entry.reason === UNAUTHENTICATED_SUCCESS) {
+      answers.classes['2xx'][index] = (answers.classes['2xx'][index] ?? 0) + entry.count;
+      continue;
+    }
     answers.classes['4xx'][index] = (answers.classes['4xx'][index] ?? 0) + entry.count;
     addCode(entry.reason, index, entry.count);
     totalCodes.set(entry.reason, (totalCodes.get(entry.reason) ?? 0) + entry.count);
-    answers.withoutKey += entry.count;
+    refusedWithoutKey += entry.count;
   }
   answers.total += answers.withoutKey;
-  answers.errors += answers.withoutKey;
+  answers.errors += refusedWithoutKey;
   answers.totalCodes = [...totalCodes].sort((left, right) => right[1] - left[1] || left[0].localeCompare(right[0]));
   return answers;
 }
