@@ -185,9 +185,10 @@ export function OverviewPage() {
     const [stats, unauthenticated] = await Promise.all([
       admin<RequestStats>('GET', `/requests/stats${queryString({ ...bounds, bucket })}`),
       // Refusals without a valid key are counted apart; without that list the rest still shows.
-      admin<List<UnauthenticatedView>>('GET', `/requests/unauthenticated${queryString({ from: bounds.from })}`).catch(
-        () => ({ data: [] }),
-      ),
+      admin<List<UnauthenticatedView>>(
+        'GET',
+        `/requests/unauthenticated${queryString({ from: bounds.from, limit: 1000 })}`,
+      ).catch(() => ({ data: [] })),
     ]);
     return clientAnswers(stats, unauthenticated.data, axisStart, bucket, span / bucket);
   }, [range, axisEnd, tick]);
