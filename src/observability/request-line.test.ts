@@ -157,3 +157,25 @@ test('a number that is not finite is written as null, as JSON.stringify would', 
   assert.equal(line.first_byte_ms, null);
   assert.equal(line.total_ms, null);
 });
+
+test('the model served, the end user and the affinity outcome are in the line when set, escaped', () => {
+  const context = contextWith({
+    status: 200,
+    model: 'fast',
+    modelServed: 'gpt-4o-mini',
+    endUser: 'user "7"\n',
+    affinity: 'spill',
+  });
+  const line = written({ context, method: 'POST', path: '/v1/chat/completions', totalMs: 3 });
+  assert.equal(line.model, 'fast');
+  assert.equal(line.model_served, 'gpt-4o-mini');
+  assert.equal(line.end_user, 'user "7"\n');
+  assert.equal(line.affinity, 'spill');
+  const bare = written({
+    context: contextWith({ status: 200 }),
+    method: 'POST',
+    path: '/v1/chat/completions',
+    totalMs: 3,
+  });
+  assert.ok(!('model_served' in bare) && !('end_user' in bare) && !('affinity' in bare), 'left out when not set');
+});
